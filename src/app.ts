@@ -1,0 +1,61 @@
+// Builds the two HTTP applications from their services. Wiring only: behaviour lives in http/, resources/
+// and management/.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { Authenticator } from './http/auth.js';
+import type { Metrics } from './http/metrics.js';
+import { CursorCodec } from './http/pagination.js';
+import { ADDRESS_BUCKETS, type Bucket, PDF_BUCKETS, type RateLimiter, WORKSPACE_BUCKETS } from './http/rate-limit.js';
+import { type PublicServices, registerRoutes } from './http/route.js';
+import { createServer } from './http/server.js';
+import { buildAdminRoutes } from './management/app.js';
+import { publicRoutes } from './resources/index.js';
+import type { Db } from './storage/db.js';
+import { serviceSecret } from './storage/settings.js';
+
+export interface Services extends PublicServices {
+  config: Config;
+  logger: Logger;
+  adminTokenHash: Buffer;
+  metrics: Metrics;
+}
+
+export async function createServices(options: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  limiter: RateLimiter;
+  adminTokenHash: Buffer;
+  metrics: Metrics;
+  buckets?: Partial<Record<'workspace' | 'address' | 'pdf', readonly Bucket[]>>;
+  authCacheTtlMs?: number;
+}): Promise<Services> {
+  return {
+    config: options.config,
+    db: options.db,
+    logger: options.logger,
+    limiter: options.limiter,
+    adminTokenHash: options.adminTokenHash,
+    metrics: options.metrics,
+    auth: new Authenticator(options.db, { cacheTtlMs: options.authCacheTtlMs ?? 30_000 }),
+    cursors: new CursorCodec(await serviceSecret(options.db, 'cursor_secret')),
+    buckets: {
+      workspace: options.buckets?.workspace ?? WORKSPACE_BUCKETS,
+      address: options.buckets?.address ?? ADDRESS_BUCKETS,
+      pdf: options.buckets?.pdf ?? PDF_BUCKETS,
+    },
+  };
+}
+
+export function buildPublicApp(services: Services): FastifyInstance {
+  const app = createServer(services.logger.child({ listener: 'public' }), services.metrics, 'public');
+  registerRoutes(app, services, publicRoutes);
+  return app;
+}
+
+export function buildAdminApp(services: Services): FastifyInstance {
+  const app = createServer(services.logger.child({ listener: 'admin' }), services.metrics, 'admin');
+  buildAdminRoutes(app, services);
+  return app;
+}

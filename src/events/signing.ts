@@ -1,0 +1,123 @@
+// Webhook signatures, compatible with the payment processor's scheme (decision 28), so its public
+// libraries verify our deliveries. This file is re-exported by the SDK: node:crypto is its only import.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Name of the HTTP header that carries the signature. */
+export const SIGNATURE_HEADER = 'Service-Signature';
+
+/** Default maximum age (and maximum clock skew into the future) of `t`, in seconds. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** Lowercase hex HMAC-SHA256 over `<t>.<raw body bytes>`, keyed with the whole secret string (`whsec_...`). */
+function sign(secret: string, rawBody: string | Buffer, t: number): string {
+  // Feed the bytes as they are: a Buffer body is never re-encoded, so what is signed is what is sent.
+  return createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex');
+}
+
+/**
+ * `t=<t>,v1=<hex>[,v1=<hex>...]`, one `v1` per secret, in the order given (during rotation: new, then
+ * old). No spaces: the payment processor's own parser does not trim.
+ */
+export function signatureHeader(
+  secrets: readonly string[],
+  rawBody: string | Buffer,
+  timestampSeconds: number,
+): string {
+  if (secrets.length === 0) throw new Error('signatureHeader: at least one signing secret is required');
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new Error(
+      `signatureHeader: timestamp must be a non-negative integer of seconds, got ${timestampSeconds}`,
+    );
+  }
+  const parts = [`t=${timestampSeconds}`];
+  for (const secret of secrets) parts.push(`v1=${sign(secret, rawBody, timestampSeconds)}`);
+  return parts.join(',');
+}
+
+export type SignatureCheck =
+  | { ok: true; timestamp: number }
+  | {
+      ok: false;
+      reason:
+        | 'malformed_input'
+        | 'bad_timestamp'
+        | 'no_signature'
+        | 'timestamp_out_of_tolerance'
+        | 'mismatch';
+    };
+
+/**
+ * Like {@link verifySignature} but says why a delivery was rejected (useful in a receiver's logs).
+ * Never throws, whatever the input.
+ *
+ * Header parsing: items separated by `,`, each `key=value`, spaces around either ignored; unknown schemes
+ * (`v0`, ...) are ignored; any number of `v1` values, one of which must match; exactly one `t`, digits only.
+ * `t` is rejected when more than `toleranceSeconds` in the past or in the future (pass `Infinity` to skip).
+ */
+export function checkSignature(
+  rawBody: string | Buffer,
+  header: string,
+  secret: string,
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): SignatureCheck {
+  // Runtime guards: the SDK is used from plain JavaScript, where a parsed JSON object is a common mistake.
+  if (
+    (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) ||
+    typeof header !== 'string' ||
+    typeof secret !== 'string' ||
+    secret === ''
+  ) {
+    return { ok: false, reason: 'malformed_input' };
+  }
+  let timestamp: number | undefined;
+  let timestampCount = 0;
+  const candidates: string[] = [];
+  for (const item of header.split(',')) {
+    const eq = item.indexOf('=');
+    if (eq < 0) continue;
+    const key = item.slice(0, eq).trim();
+    const value = item.slice(eq + 1).trim();
+    if (key === 't') {
+      timestampCount++;
+      timestamp = /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+    } else if (key === 'v1') {
+      candidates.push(value.toLowerCase());
+    }
+  }
+  // Two `t` values would make it ambiguous which one was signed: refuse rather than guess.
+  if (timestamp === undefined || timestampCount !== 1) return { ok: false, reason: 'bad_timestamp' };
+  if (candidates.length === 0) return { ok: false, reason: 'no_signature' };
+  // Written as "not within" so that a NaN clock or tolerance fails closed instead of skipping the check.
+  if (!(Math.abs(nowSeconds - timestamp) <= toleranceSeconds)) {
+    return { ok: false, reason: 'timestamp_out_of_tolerance' };
+  }
+  const expected = Buffer.from(sign(secret, rawBody, timestamp), 'utf8');
+  let match = false;
+  for (const candidate of candidates) {
+    const given = Buffer.from(candidate, 'utf8');
+    // timingSafeEqual throws on unequal lengths; the length of a hex HMAC is public anyway.
+    // No early exit, so the time taken does not depend on which candidate matched.
+    if (given.length === expected.length && timingSafeEqual(given, expected)) match = true;
+  }
+  return match ? { ok: true, timestamp } : { ok: false, reason: 'mismatch' };
+}
+
+/**
+ * True when `header` carries a `v1` signature of `rawBody` made with `secret` and a `t` within
+ * `toleranceSeconds` of `nowSeconds`. Never throws. Use {@link checkSignature} to learn the reason.
+ */
+export function verifySignature(
+  rawBody: string | Buffer,
+  header: string,
+  secret: string,
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
+  return checkSignature(rawBody, header, secret, toleranceSeconds, nowSeconds).ok;
+}
+
+/** A new signing secret: `whsec_` followed by 32 random bytes in base64url (256 bits). */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}

@@ -1,0 +1,80 @@
+// The closed list of error codes of the specification; the HTTP status is derived from the code.
+// Every non-2xx response, whatever raised it, is rendered here in the one shape.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_api_key: 401,
+  plan_upgrade_required: 403,
+  insufficient_scope: 403,
+  resource_not_found: 404,
+  conflict: 409,
+  validation_failed: 422,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const notFound = (what = 'resource') => new ApiError('resource_not_found', `No such ${what}.`);
+export const invalidRequest = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('invalid_request', message, details);
+export const validationFailed = (fields: Record<string, string>) =>
+  new ApiError('validation_failed', 'One or more fields are invalid.', { fields });
+export const conflict = (message: string, details: Record<string, unknown>) => new ApiError('conflict', message, details);
+
+export function errorBody(error: ApiError, requestId: string): string {
+  const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
+  if (error.details) body.details = error.details;
+  return JSON.stringify({ error: body });
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply
+    .code(error.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(errorBody(error, reply.request.id));
+}
+
+// Framework errors caused by the client (unparseable JSON, wrong content type, body too large, bad URL)
+// are malformed requests. Anything else is ours: logged with its stack, answered without it.
+const CLIENT_ERROR_CODES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body.',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
+  FST_ERR_BAD_URL: 'The URL is malformed.',
+  FST_ERR_ASYNC_CONSTRAINT: 'The request is malformed.',
+};
+
+export function toApiError(error: unknown, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  const known = fastifyError?.code ? CLIENT_ERROR_CODES[fastifyError.code] : undefined;
+  if (known) return invalidRequest(known);
+  if (error instanceof SyntaxError || fastifyError?.statusCode === 400) {
+    return invalidRequest('The request body is not valid JSON.');
+  }
+  if (fastifyError?.statusCode === 413) return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_BODY_TOO_LARGE as string);
+  if (fastifyError?.statusCode === 415) return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_INVALID_MEDIA_TYPE as string);
+  request.log.error({ err: error, request_id: request.id }, 'unhandled error');
+  return new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error, request)));
+  app.setNotFoundHandler((_request, reply) => sendError(reply, notFound()));
+}

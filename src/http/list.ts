@@ -1,0 +1,132 @@
+// Cursor-paged collections, declared: a resource, its filters (each a schema and a SQL predicate) and an
+// order. One SQL round trip per page: PostgreSQL filters, orders, limits (limit + 1 tells has_more) and
+// serializes each row to JSON; Node only joins the rows into the envelope.
+import { Type, type TSchema } from 'typebox';
+import type { Scope } from '../resources/fields.js';
+import type { Resource } from '../resources/resource.js';
+import type { TenantDb } from '../storage/tenant.js';
+import { CursorParam, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
+import type { RouteContext, RouteDef } from './route.js';
+
+export interface Filter {
+  schema: TSchema;
+  /** SQL predicate over alias `t`; `?` stands for the filter's value. */
+  where: string;
+}
+
+export interface Ordering {
+  /** Instant column the keyset starts with; ties break on id in the same direction (decision 38). */
+  column: string;
+  direction: 'desc' | 'asc';
+}
+
+export const NEWEST_FIRST: Ordering = { column: 'created_at', direction: 'desc' };
+
+export interface ListQuery {
+  resource: Resource;
+  filters: Record<string, Filter>;
+  order: Ordering;
+  /** FROM clause with the resource's table as `t` (default: the table alone). */
+  from?: string;
+}
+
+interface PageRow {
+  k0: string;
+  k1: string;
+  j: string;
+}
+
+export interface PageResult {
+  items: string[];
+  hasMore: boolean;
+  /** Sort key of the last row served, for the next cursor. */
+  last: [string, string] | null;
+}
+
+export async function fetchPage(
+  tenant: TenantDb,
+  spec: ListQuery,
+  args: { query: Record<string, unknown>; after: readonly (string | number)[] | null; limit: number; pii: boolean },
+): Promise<PageResult> {
+  const params: unknown[] = [];
+  const next = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ['t.workspace_id = $ws'];
+  for (const [name, filter] of Object.entries(spec.filters)) {
+    const value = args.query[name];
+    if (value !== undefined) where.push(filter.where.replace('?', next(value)));
+  }
+  const { column, direction } = spec.order;
+  if (args.after) {
+    const [at, id] = args.after;
+    where.push(`(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} (${next(at)}::timestamptz, ${next(id)}::uuid)`);
+  }
+  const sql = `select iso(t.${column}) as k0, t.id as k1, ${spec.resource.json('t', { pii: args.pii })} as j
+    from ${spec.from ?? `${spec.resource.table} t`}
+    where ${where.join(' and ')}
+    order by t.${column} ${direction}, t.id ${direction}
+    limit ${next(args.limit + 1)}`;
+  const rows = await tenant.query<PageRow>(sql, params);
+  const hasMore = rows.length > args.limit;
+  const served = hasMore ? rows.slice(0, args.limit) : rows;
+  const lastRow = served[served.length - 1];
+  return { items: served.map((row) => row.j), hasMore, last: lastRow ? [lastRow.k0, lastRow.k1] : null };
+}
+
+export function listRoute(options: {
+  url: string;
+  operationId: string;
+  scope: Scope;
+  tag: string;
+  summary: string;
+  description?: string;
+  list: ListQuery;
+  currency?: boolean;
+}): RouteDef {
+  const { list } = options;
+  const filterSchemas = Object.fromEntries(
+    Object.entries(list.filters).map(([name, filter]) => [name, Type.Optional(filter.schema)]),
+  );
+  const query = Type.Object({ limit: Type.Optional(LimitParam), cursor: Type.Optional(CursorParam), ...filterSchemas }, {
+    additionalProperties: false,
+  });
+  const hasPii = Object.values(list.resource.fields).some((spec) => spec.pii);
+  const pageSchema = Type.Unsafe({
+    type: 'object',
+    required: ['data', 'meta', ...(options.currency ? ['currency'] : [])],
+    properties: {
+      data: Type.Array(list.resource.schema),
+      meta: { $ref: 'CollectionMeta' },
+      ...(options.currency ? { currency: { $ref: 'Currency' } } : {}),
+    },
+  });
+  return {
+    method: 'GET',
+    url: options.url,
+    operationId: options.operationId,
+    scope: options.scope,
+    tag: options.tag,
+    summary: options.summary,
+    description: options.description,
+    query,
+    responses: { 200: { description: 'A page of results.', schema: pageSchema } },
+    async handler(ctx: RouteContext, input) {
+      const q = input.query as Record<string, unknown> & { limit: number; cursor?: string };
+      const binding = cursorBinding(ctx.key.workspaceId, options.operationId, q);
+      const after = q.cursor ? ctx.services.cursors.decode(binding, q.cursor) : null;
+      const page = await fetchPage(ctx.tenant, list, {
+        query: q,
+        after,
+        limit: q.limit,
+        pii: hasPii && ctx.hasScope('pii:read'),
+      });
+      const nextCursor = page.hasMore && page.last ? ctx.services.cursors.encode(binding, page.last) : null;
+      return {
+        status: 200,
+        body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, options.currency ? USD : ''),
+      };
+    },
+  };
+}

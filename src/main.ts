@@ -1,0 +1,110 @@
+// Process entry: reads the settings, opens storage, applies migrations, and starts what ROLE asks for.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { buildAdminApp, buildPublicApp, createServices } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createMetrics } from './http/metrics.js';
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { createDemoWorkspace, isEmpty } from './management/bootstrap.js';
+import './resources/imports.js';
+import { generateAdminToken, sha256 } from './security/secrets.js';
+import { type Db, openEmbedded, openPostgres } from './storage/db.js';
+import { DataDirLockedError, lockDataDir } from './storage/lock.js';
+import { migrate } from './storage/migrate.js';
+import { readSetting, writeSetting } from './storage/settings.js';
+
+async function adminTokenHash(db: Db, configured: string | undefined): Promise<{ hash: Buffer; generated?: string }> {
+  if (configured) return { hash: sha256(configured) };
+  const stored = await readSetting(db, 'admin_token_sha256');
+  if (stored) return { hash: Buffer.from(stored, 'base64') };
+  const token = generateAdminToken();
+  await writeSetting(db, 'admin_token_sha256', sha256(token).toString('base64'));
+  return { hash: sha256(token), generated: token };
+}
+
+async function main(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const config = loadConfig();
+  const logger = pino({ level: config.logLevel, base: { service: 'tprm-api' } });
+
+  let release: (() => void) | undefined;
+  let db: Db;
+  if (config.databaseUrl) {
+    db = await openPostgres(config.databaseUrl);
+  } else {
+    release = lockDataDir(config.dataDir);
+    db = await openEmbedded(join(config.dataDir, 'pgdata'));
+  }
+  const applied = await migrate(db);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+
+  const firstStart = !config.databaseUrl && (await isEmpty(db));
+  const admin = await adminTokenHash(db, config.adminToken);
+  const metrics = createMetrics();
+  let limiter: RateLimiter;
+  if (config.redisUrl) {
+    limiter = createRedisRateLimiter({
+      url: config.redisUrl,
+      onIncident: (state, err) =>
+        state === 'down'
+          ? logger.warn({ err: (err as Error)?.message }, 'Redis unreachable: rate limits are per process until it is back')
+          : logger.info('Redis reachable again: rate limits are shared'),
+    });
+  } else {
+    limiter = createMemoryRateLimiter();
+  }
+  const services = await createServices({ config, db, logger, limiter, adminTokenHash: admin.hash, metrics });
+
+  const closers: (() => Promise<unknown>)[] = [];
+  const adminApp = buildAdminApp(services);
+  await adminApp.listen({ port: config.adminPort, host: config.adminHost });
+  closers.push(() => adminApp.close());
+  let publicUrl: string | undefined;
+  if (config.role !== 'worker') {
+    const publicApp = buildPublicApp(services);
+    publicUrl = await publicApp.listen({ port: config.port, host: config.host });
+    closers.unshift(() => publicApp.close());
+  }
+  logger.info({ role: config.role, public: publicUrl, admin: `http://${config.adminHost}:${config.adminPort}` }, 'tprm-api ready');
+
+  if (admin.generated) {
+    process.stdout.write(
+      `\nAdmin token (shown once; only its hash is kept): ${admin.generated}\n` +
+        `  export ADMIN_URL=http://${config.adminHost}:${config.adminPort} ADMIN_TOKEN=${admin.generated}\n`,
+    );
+  }
+  if (firstStart) {
+    const demo = await createDemoWorkspace(db);
+    process.stdout.write(
+      `\nDemo workspace ${demo.workspaceId} created with ${Object.entries(demo.created)
+        .map(([name, count]) => `${count} ${name}`)
+        .join(', ')}.\n` +
+        `Demo API key, every scope (shown once): ${demo.apiKey}\n` +
+        `Try it:\n  curl -s -H 'Authorization: Bearer ${demo.apiKey}' '${config.publicBaseUrl}/v1/suppliers?limit=2'\n\n`,
+    );
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const close of closers) await close().catch(() => undefined);
+    await limiter.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    release?.();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    process.stderr.write(`tprm-api: ${error.message}\n`);
+  } else {
+    process.stderr.write(`tprm-api failed to start: ${error?.stack ?? error}\n`);
+  }
+  process.exit(1);
+});

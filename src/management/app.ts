@@ -1,0 +1,88 @@
+// The management listener: /admin (bearer ADMIN_TOKEN), /healthz, /readyz, /metrics.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import type { Services } from '../app.js';
+import { ApiError, invalidRequest, notFound } from '../http/errors.js';
+import { isUuid, validateBody } from '../http/validation.js';
+import { constantTimeEqual, sha256 } from '../security/secrets.js';
+import { pendingMigrations } from '../storage/migrate.js';
+import { importDocument } from './import.js';
+import * as ops from './operations.js';
+import {
+  ApiKeyCreate,
+  UserCreate,
+  WebhookEndpointCreate,
+  WebhookEndpointPatch,
+  WorkspaceCreate,
+  WorkspacePatch,
+} from './schemas.js';
+
+type Handler = (request: FastifyRequest, op: ops.Operator) => Promise<string | undefined>;
+
+export function buildAdminRoutes(app: FastifyInstance, services: Services): void {
+  const operator = (request: FastifyRequest): ops.Operator => ({
+    db: services.db,
+    allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
+    requestId: request.id,
+    onAuthChange: () => services.auth.invalidate(),
+  });
+
+  const route = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, status: number, handler: Handler, body?: TSchema) => {
+    app.route({
+      method,
+      url: `/admin${url}`,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+        if (!token || !constantTimeEqual(sha256(token), services.adminTokenHash)) {
+          throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
+        }
+        for (const value of Object.values(request.params as Record<string, string>)) if (!isUuid(value)) throw notFound();
+        if (Object.keys(request.query as object).length > 0) throw invalidRequest('This endpoint takes no query parameters.');
+        if (body) validateBody(body, request.body);
+        const result = await handler(request, operator(request));
+        reply.code(status);
+        return result === undefined ? reply.send() : reply.header('content-type', 'application/json; charset=utf-8').send(result);
+      },
+    });
+  };
+  const id = (request: FastifyRequest) => (request.params as { id: string }).id;
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are validated against their schema before use
+  const body = (request: FastifyRequest) => request.body as any;
+
+  route('POST', '/workspaces', 201, (request, op) => ops.createWorkspace(op, body(request)), WorkspaceCreate);
+  route('GET', '/workspaces', 200, () => ops.listWorkspaces(services.db));
+  route('GET', '/workspaces/:id', 200, (request) => ops.readWorkspace(services.db, id(request)));
+  route('PATCH', '/workspaces/:id', 200, (request, op) => ops.updateWorkspace(op, id(request), body(request)), WorkspacePatch);
+  route('POST', '/workspaces/:id/users', 201, (request, op) => ops.createUser(op, id(request), body(request)), UserCreate);
+  route('POST', '/workspaces/:id/api-keys', 201, (request, op) => ops.createApiKey(op, id(request), body(request)), ApiKeyCreate);
+  route('GET', '/workspaces/:id/api-keys', 200, (request) => ops.listApiKeys(services.db, id(request)));
+  route('POST', '/api-keys/:id/revoke', 200, (request, op) => ops.revokeApiKey(op, id(request)));
+  route('POST', '/workspaces/:id/webhook-endpoints', 201, (request, op) => ops.createWebhookEndpoint(op, id(request), body(request)), WebhookEndpointCreate);
+  route('PATCH', '/webhook-endpoints/:id', 200, (request, op) => ops.updateWebhookEndpoint(op, id(request), body(request)), WebhookEndpointPatch);
+  route('DELETE', '/webhook-endpoints/:id', 204, async (request, op) => {
+    await ops.deleteWebhookEndpoint(op, id(request));
+    return undefined;
+  });
+  route('POST', '/workspaces/:id/import', 200, async (request) => {
+    const workspaceId = id(request);
+    await ops.readWorkspace(services.db, workspaceId);
+    const created = await importDocument(services.db, workspaceId, request.body, { requestId: request.id });
+    return JSON.stringify({ created });
+  });
+
+  app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      const pending = await pendingMigrations(services.db);
+      if (pending > 0) return reply.code(503).send({ status: 'migrations_pending', pending });
+      return reply.send({ status: 'ready' });
+    } catch {
+      return reply.code(503).send({ status: 'database_unreachable' });
+    }
+  });
+  app.get('/metrics', async (_request, reply) => {
+    const limiter = services.limiter as { fallbackCount?: number };
+    if (limiter.fallbackCount !== undefined) services.metrics.rateLimiterFallback.set(limiter.fallbackCount);
+    return reply.header('content-type', services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+  });
+}

@@ -1,0 +1,219 @@
+// The Import document (management-api.md): one JSON object of collections, each an array of records with the
+// public field names. Records are validated against the same resource definitions the API serializes from,
+// references must resolve inside the workspace, and the whole document is written in one transaction.
+import { randomUUID } from 'node:crypto';
+import { Type, type TSchema } from 'typebox';
+import { invalidRequest, validationFailed } from '../http/errors.js';
+import { checker } from '../http/validation.js';
+import type { Resource } from '../resources/resource.js';
+import { recordAudit } from '../storage/audit.js';
+import type { Db, Queryable } from '../storage/db.js';
+
+export interface ImportCollection {
+  /** Collection name in the document. */
+  name: string;
+  resource: Resource;
+  /** Fields that hold the id of a record of another collection. */
+  refs?: Record<string, string>;
+  /** Field sets unique within the workspace (compared after `normalize`). */
+  unique?: string[][];
+  /** Values for stored columns a record may omit. */
+  defaults?: Record<string, unknown>;
+  /** Adjusts a valid record before it is stored (e.g. lowercase a domain, set internal columns). */
+  normalize?(record: Record<string, unknown>): void;
+  /** Internal columns `normalize` may set, besides the resource's own. */
+  internalColumns?: string[];
+}
+
+const collections: ImportCollection[] = [];
+const recordSchemas = new Map<string, (value: unknown) => Record<string, string> | null>();
+
+/** Collections are registered by their resource slices, in dependency order. */
+export function registerImportCollection(collection: ImportCollection): void {
+  collections.push(collection);
+}
+
+function recordSchema(collection: ImportCollection): TSchema {
+  const properties: Record<string, TSchema> = {};
+  const required: string[] = [];
+  for (const name of collection.resource.columns) {
+    const spec = collection.resource.fields[name];
+    if (!spec) continue;
+    properties[name] = Type.Optional(spec.schema);
+    if (spec.required) required.push(name);
+  }
+  return Type.Unsafe({ type: 'object', properties, required, additionalProperties: false });
+}
+
+function validatorFor(collection: ImportCollection) {
+  let validate = recordSchemas.get(collection.name);
+  if (!validate) {
+    validate = checker(recordSchema(collection));
+    recordSchemas.set(collection.name, validate);
+  }
+  return validate;
+}
+
+const MAX_REPORTED_ERRORS = 100;
+
+export async function importDocument(
+  db: Db,
+  workspaceId: string,
+  document: unknown,
+  options: { requestId?: string | null } = {},
+): Promise<Record<string, number>> {
+  if (!document || typeof document !== 'object' || Array.isArray(document)) {
+    throw invalidRequest('The import document must be a JSON object of collections.');
+  }
+  const doc = document as Record<string, unknown>;
+  const errors: Record<string, string> = {};
+  const fail = (path: string, message: string) => {
+    if (Object.keys(errors).length < MAX_REPORTED_ERRORS) errors[path] = message;
+  };
+  const known = new Map(collections.map((collection) => [collection.name, collection]));
+  for (const name of Object.keys(doc)) {
+    if (!known.has(name)) fail(name, 'is not a known collection');
+    else if (!Array.isArray(doc[name])) fail(name, 'must be an array of records');
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+  // 1. Each record on its own. Computed fields are ignored (decision 42).
+  const prepared = new Map<string, Record<string, unknown>[]>();
+  const idsInDocument = new Map<string, Set<string>>();
+  for (const collection of collections) {
+    const records = doc[collection.name] as unknown[] | undefined;
+    if (!records) continue;
+    const validate = validatorFor(collection);
+    const rows: Record<string, unknown>[] = [];
+    const ids = new Set<string>();
+    records.forEach((raw, index) => {
+      const path = `${collection.name}[${index}]`;
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+        fail(path, 'must be an object');
+        return;
+      }
+      const record: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(raw)) {
+        const spec = collection.resource.fields[key];
+        if (spec?.sql === undefined || !spec) record[key] = value;
+      }
+      const problems = validate(record);
+      if (problems) {
+        for (const [field, message] of Object.entries(problems)) fail(`${path}.${field}`, message);
+        return;
+      }
+      record.id ??= randomUUID();
+      if (ids.has(record.id as string)) fail(`${path}.id`, 'is repeated in the document');
+      ids.add(record.id as string);
+      for (const [column, value] of Object.entries(collection.defaults ?? {})) record[column] ??= value;
+      record.created_at ??= new Date().toISOString();
+      if ('updated_at' in collection.resource.fields) record.updated_at ??= record.created_at;
+      collection.normalize?.(record);
+      rows.push(record);
+    });
+    prepared.set(collection.name, rows);
+    idsInDocument.set(collection.name, ids);
+  }
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+  return db.transaction(async (tx) => {
+    // 2. References resolve inside this workspace: the document or what is already stored.
+    for (const collection of collections) {
+      const rows = prepared.get(collection.name);
+      if (!rows) continue;
+      for (const [field, target] of Object.entries(collection.refs ?? {})) {
+        const targetCollection = known.get(target) as ImportCollection;
+        const wanted = [...new Set(rows.map((row) => row[field]).filter((value): value is string => typeof value === 'string'))]
+          .filter((id) => !idsInDocument.get(target)?.has(id));
+        const stored = await existingIds(tx, targetCollection.resource.table, workspaceId, wanted);
+        rows.forEach((row, index) => {
+          const value = row[field];
+          if (typeof value === 'string' && !idsInDocument.get(target)?.has(value) && !stored.has(value)) {
+            fail(`${collection.name}[${index}].${field}`, `does not match a ${target} record of this workspace`);
+          }
+        });
+      }
+      // 3. Uniqueness within the document and against stored records.
+      for (const fields of collection.unique ?? []) {
+        const seen = new Map<string, number>();
+        rows.forEach((row, index) => {
+          if (fields.some((name) => row[name] === null || row[name] === undefined)) return;
+          const value = JSON.stringify(fields.map((name) => row[name]));
+          if (seen.has(value)) fail(`${collection.name}[${index}].${fields.at(-1)}`, `repeats ${fields.join(', ')} of ${collection.name}[${seen.get(value)}]`);
+          else seen.set(value, index);
+        });
+        const clashes = await tx.query<{ v: string }>(
+          `select json_build_array(${fields.map((name) => `t.${name}`).join(', ')})::text as v
+             from ${collection.resource.table} t
+             join json_populate_recordset(null::${collection.resource.table}, $2::json) r
+               on ${fields.map((name) => `t.${name} = r.${name}`).join(' and ')}
+            where t.workspace_id = $1 and t.id <> r.id`,
+          [workspaceId, JSON.stringify(rows.map((row) => Object.fromEntries([...fields, 'id'].map((name) => [name, row[name]]))))],
+        );
+        const taken = new Set(clashes.map((row) => JSON.stringify(JSON.parse(row.v))));
+        rows.forEach((row, index) => {
+          if (taken.has(JSON.stringify(fields.map((name) => row[name])))) {
+            fail(`${collection.name}[${index}].${fields.at(-1)}`, `is already used by another ${collection.name} record`);
+          }
+        });
+      }
+    }
+    if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+    // 4. Write, parents before children.
+    const created: Record<string, number> = {};
+    for (const collection of collections) {
+      const rows = prepared.get(collection.name);
+      if (!rows) continue;
+      await insertRows(tx, collection, workspaceId, rows);
+      created[collection.name] = rows.length;
+    }
+    await recordAudit(tx, {
+      workspaceId,
+      action: 'workspace.data_imported',
+      actorType: 'system',
+      actorId: null,
+      targetType: 'workspace',
+      targetId: workspaceId,
+      requestId: options.requestId ?? null,
+      metadata: { created },
+    });
+    return created;
+  });
+}
+
+async function existingIds(tx: Queryable, table: string, workspaceId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx.query<{ id: string }>(
+    `select id from ${table} where workspace_id = $1 and id = any($2::uuid[])`,
+    [workspaceId, ids],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+const CHUNK = 1000;
+
+/** Inserts records through json_populate_recordset: PostgreSQL converts every type (arrays, jsonb, instants). */
+export async function insertRows(
+  tx: Queryable,
+  collection: ImportCollection,
+  workspaceId: string,
+  rows: Record<string, unknown>[],
+): Promise<void> {
+  const columns = [...collection.resource.columns, ...(collection.internalColumns ?? [])];
+  const list = columns.join(', ');
+  for (let start = 0; start < rows.length; start += CHUNK) {
+    const chunk = rows.slice(start, start + CHUNK);
+    await tx.query(
+      `insert into ${collection.resource.table} (workspace_id, ${list})
+       select $1, ${list} from json_populate_recordset(null::${collection.resource.table}, $2::json)`,
+      [workspaceId, JSON.stringify(chunk)],
+    );
+  }
+}
+
+export function importCollectionNames(): string[] {
+  return collections.map((collection) => collection.name);
+}
+
+export type { Queryable };

@@ -1,0 +1,51 @@
+// The vocabulary of field types shared by every resource schema.
+import { Type, type TSchema, type TUnsafe } from 'typebox';
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const DateTime = Type.String({ format: 'date-time' });
+export const DateOnly = Type.String({ format: 'date' });
+export const Usd = Type.Number({ description: 'Amount in US dollars (see `currency`).' });
+
+export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+}
+
+export function Nullable<S extends TSchema>(schema: S) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const FreeObject = Type.Record(Type.String(), Type.Unknown());
+
+// Enumerations of risk-data-api.md.
+export const Criticality = ['low', 'medium', 'high', 'critical'] as const;
+export const SupplierStatus = ['active', 'inactive', 'pending'] as const;
+export const SupplierSize = ['small', 'medium', 'large', 'enterprise'] as const;
+export const RiskGroup = ['G1', 'G2', 'G3'] as const;
+export const VendorProfile = ['P0', 'P1', 'P2', 'P3'] as const;
+export const Plans = ['enterprise', 'business', 'starter'] as const;
+export const WebhookEvents = [
+  'assessment.completed',
+  'report.ready',
+  'alert.created',
+  'action_plan_item.status_changed',
+] as const;
+
+export const SCOPES = [
+  'suppliers:read',
+  'suppliers:write',
+  'assessments:read',
+  'assessments:write',
+  'reports:read',
+  'assets:read',
+  'assets:write',
+  'risks:read',
+  'action-plans:read',
+  'action-plans:write',
+  'alerts:read',
+  'context:read',
+  'evidence:read',
+  'audit:read',
+  'webhooks:read',
+  'pii:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];

@@ -1,0 +1,36 @@
+// The collections of the Import document, in dependency order (parents first).
+import { registerImportCollection } from '../management/import.js';
+import { Assessment } from './assessments/schema.js';
+import { Supplier } from './suppliers/schema.js';
+import { AuditLog } from './audit-logs/schema.js';
+
+registerImportCollection({
+  name: 'suppliers',
+  resource: Supplier,
+  unique: [['domain']],
+  defaults: { status: 'active', tags: [], source: 'import', contacts: [] },
+  normalize(record) {
+    if (typeof record.domain === 'string') record.domain = record.domain.toLowerCase();
+  },
+});
+
+registerImportCollection({
+  name: 'assessments',
+  resource: Assessment,
+  refs: { supplier_id: 'suppliers' },
+  defaults: { status: 'draft', validity_days: 365 },
+  internalColumns: ['completion_emitted_at'],
+  // An assessment imported as completed has already completed: it never emits assessment.completed.
+  normalize(record) {
+    if (record.status === 'completed') record.completion_emitted_at = record.completed_at ?? new Date().toISOString();
+  },
+});
+
+registerImportCollection({
+  name: 'audit_logs',
+  resource: AuditLog,
+  defaults: { metadata: {} },
+  normalize(record) {
+    record.occurred_at ??= record.created_at;
+  },
+});

@@ -1,0 +1,138 @@
+// GET /suppliers, POST /suppliers, GET /suppliers/{id}.
+import { randomUUID } from 'node:crypto';
+import { Type } from 'typebox';
+import { ApiError, conflict, notFound } from '../../http/errors.js';
+import { listRoute } from '../../http/list.js';
+import type { RouteDef } from '../../http/route.js';
+import type { TenantDb } from '../../storage/tenant.js';
+import { Criticality, DateTime, RiskGroup, StringEnum, SupplierStatus, VendorProfile } from '../fields.js';
+import { Supplier, SupplierCreate, SupplierDetail } from './schema.js';
+
+const TAG = 'Suppliers';
+
+const listSuppliers = listRoute({
+  url: '/suppliers',
+  operationId: 'listSuppliers',
+  scope: 'suppliers:read',
+  tag: TAG,
+  summary: 'List suppliers, newest first',
+  currency: true,
+  list: {
+    resource: Supplier,
+    order: { column: 'created_at', direction: 'desc' },
+    filters: {
+      status: { schema: StringEnum(SupplierStatus), where: 't.status = ?' },
+      criticality: { schema: StringEnum(Criticality), where: 't.criticality = ?' },
+      risk_group: { schema: StringEnum(RiskGroup), where: 't.risk_group = ?' },
+      vendor_profile: { schema: StringEnum(VendorProfile), where: 't.vendor_profile = ?' },
+      tag: { schema: Type.String({ minLength: 1, maxLength: 64, description: 'Suppliers carrying this tag.' }), where: 't.tags @> array[?::text]' },
+      updated_since: { schema: DateTime, where: 't.updated_at >= ?::timestamptz' },
+    },
+  },
+});
+
+async function readSupplier(tenant: TenantDb, id: string, pii: boolean): Promise<string | null> {
+  const rows = await tenant.query<{ j: string }>(
+    `select ${SupplierDetail.json('t', { pii })} as j from suppliers t where t.workspace_id = $ws and t.id = $1`,
+    [id],
+  );
+  return rows[0]?.j ?? null;
+}
+
+const getSupplier: RouteDef = {
+  method: 'GET',
+  url: '/suppliers/:id',
+  operationId: 'getSupplier',
+  scope: 'suppliers:read',
+  tag: TAG,
+  summary: 'Get one supplier, with its assessment count',
+  responses: { 200: { description: 'The supplier.', schema: SupplierDetail.schema } },
+  async handler(ctx, { params }) {
+    const body = await readSupplier(ctx.tenant, params.id as string, ctx.hasScope('pii:read'));
+    if (!body) throw notFound('supplier');
+    return { status: 200, body };
+  },
+};
+
+type SupplierCreateBody = {
+  name: string;
+  domain?: string | null;
+  email?: string | null;
+  industry?: string | null;
+  size?: string | null;
+  country?: string | null;
+  criticality?: string | null;
+  risk_group?: string | null;
+  vendor_profile?: string | null;
+  tags?: string[];
+};
+
+function duplicateDomain(existingId: string, domain: string): ApiError {
+  return conflict('A supplier with this domain already exists in the workspace.', {
+    existing_supplier_id: existingId,
+    domain,
+  });
+}
+
+const createSupplier: RouteDef = {
+  method: 'POST',
+  url: '/suppliers',
+  operationId: 'createSupplier',
+  scope: 'suppliers:write',
+  tag: TAG,
+  summary: 'Create a supplier',
+  description: 'The supplier starts `pending`; its `source` is always `import`, whatever the request says.',
+  body: SupplierCreate,
+  idempotent: true,
+  responses: { 201: { description: 'The created supplier.', schema: Supplier.schema } },
+  async handler(ctx, { body }) {
+    const input = body as SupplierCreateBody;
+    const domain = input.domain ? input.domain.toLowerCase() : null;
+    if (domain) {
+      const [existing] = await ctx.tenant.query<{ id: string }>(
+        'select id from suppliers where workspace_id = $ws and domain = $1',
+        [domain],
+      );
+      if (existing) throw duplicateDomain(existing.id, domain);
+    }
+    const id = randomUUID();
+    try {
+      await ctx.tenant.query(
+        `insert into suppliers (workspace_id, id, name, domain, email, industry, size, country, criticality, risk_group,
+                                vendor_profile, tags, source, status)
+         values ($ws, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], 'import', 'pending')`,
+        [
+          id,
+          input.name,
+          domain,
+          input.email ?? null,
+          input.industry ?? null,
+          input.size ?? null,
+          input.country ?? null,
+          input.criticality ?? null,
+          input.risk_group ?? null,
+          input.vendor_profile ?? null,
+          input.tags ?? [],
+        ],
+      );
+    } catch (error) {
+      // Two creates racing on one domain: the unique index decides, the loser gets the same 409.
+      if ((error as { code?: string }).code === '23505' && domain) {
+        const [existing] = await ctx.services.db.query<{ id: string }>(
+          'select id from suppliers where workspace_id = $1 and domain = $2',
+          [ctx.key.workspaceId, domain],
+        );
+        throw duplicateDomain(existing?.id ?? '', domain);
+      }
+      throw error;
+    }
+    await ctx.audit('supplier.created', { type: 'supplier', id });
+    const [row] = await ctx.tenant.query<{ j: string }>(
+      `select ${Supplier.json('t', { pii: ctx.hasScope('pii:read') })} as j from suppliers t where t.workspace_id = $ws and t.id = $1`,
+      [id],
+    );
+    return { status: 201, body: row?.j ?? '' };
+  },
+};
+
+export const supplierRoutes: RouteDef[] = [listSuppliers, createSupplier, getSupplier];

@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type ReportPdfInput, renderReportPdf } from '../../src/reports/pdf.js';
+import { SIGNED_URL_TTL_SECONDS, signObjectUrl, verifyObjectUrl } from '../../src/reports/signed-url.js';
+import { createLocalObjectStorage } from '../../src/reports/storage.js';
+
+// Compiled to dist/test/unit/, so the repository root is three levels up. test-artifacts/ is git-ignored.
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
+const NON_LATIN = 'Zürich Ünïcode — Москва — Αθήνα';
+
+/** Runs a poppler-utils tool; a missing tool fails the test loudly instead of silently skipping it. */
+function poppler(tool: 'pdftotext' | 'pdftoppm' | 'pdfinfo', args: string[]): string {
+  try {
+    return execFileSync(tool, args, { encoding: 'utf8' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(`${tool} not found: these tests need poppler-utils (apt-get install -y poppler-utils)`);
+    }
+    throw err;
+  }
+}
+
+function sampleReport(gapCount: number): ReportPdfInput {
+  return {
+    report: {
+      title: 'Annual Vendor Assessment Report',
+      report_type: 'assessment',
+      generated_at: '2025-03-14T09:26:53Z',
+      narrative: `Summary for ${NON_LATIN}.\n\n${'The supplier showed mature controls in most domains. '.repeat(12)}`,
+    },
+    supplier: {
+      name: 'Acme Zürich — Облако — Σύννεφο GmbH',
+      domain: 'acme.example',
+      country: 'CH',
+      criticality: 'high',
+    },
+    assessment: {
+      assessment_type: 'supplier',
+      status: 'completed',
+      decision: 'approved_with_caveats',
+      score: 72.5,
+      completed_at: '2025-03-10T16:00:00Z',
+    },
+    gaps: Array.from({ length: gapCount }, (_, i) => ({
+      control_code: `CTL-${String(i + 1).padStart(3, '0')}`,
+      control_title:
+        i % 7 === 0
+          ? `Access reviews for privileged accounts are performed quarterly and documented (${i + 1})`
+          : `Encryption at rest ${i + 1}`,
+      severity: ['low', 'medium', 'high'][i % 3] ?? 'low',
+      status: 'partially_met',
+      evidence_status: i % 2 ? 'missing' : 'under_review',
+    })),
+  };
+}
+
+describe('renderReportPdf', () => {
+  test('renders a multi-page, text-extractable A4 PDF for 300 gaps', async () => {
+    const input = sampleReport(300);
+    const pdf = await renderReportPdf(input);
+    assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = join(ARTIFACTS, 'report-300-gaps.pdf');
+    writeFileSync(file, pdf);
+
+    const info = poppler('pdfinfo', [file]);
+    const pages = Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]);
+    assert.ok(pages > 1, `expected more than one page, got ${pages}`);
+    assert.match(info, /^Page size:\s+595\.2\d? x 841\.8\d? pts \(A4\)/m);
+
+    const text = poppler('pdftotext', ['-layout', file, '-']);
+    // pdftotext separates pages with form feeds; the footer numbering must agree with the real page count.
+    assert.equal(text.split('\f').filter((p) => p.trim()).length, pages);
+    assert.ok(text.includes(`Page ${pages} of ${pages}`));
+    assert.ok(text.includes(input.report.title));
+    assert.ok(text.includes(input.supplier.name));
+    assert.ok(text.includes(NON_LATIN), 'non-Latin sample text must survive extraction');
+    // Every row made it into the document: nothing was clipped at page breaks.
+    for (const gap of input.gaps) assert.ok(text.includes(gap.control_code), `missing ${gap.control_code}`);
+    assert.ok(!text.includes('/work/') && !text.includes('node_modules'), 'no file-system paths in the PDF');
+
+    poppler('pdftoppm', [
+      '-png',
+      '-r',
+      '60',
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      file,
+      join(ARTIFACTS, 'report-page1'),
+    ]);
+    const png = readFileSync(join(ARTIFACTS, 'report-page1.png'));
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+  });
+
+  test('a small report fits on one page and renders the same bytes twice', async () => {
+    const input = { ...sampleReport(3), assessment: null };
+    const pdf = await renderReportPdf(input);
+    assert.deepEqual(await renderReportPdf(input), pdf);
+    const dir = mkdtempSync(join(tmpdir(), 'report-pdf-'));
+    try {
+      writeFileSync(join(dir, 'r.pdf'), pdf);
+      assert.match(poppler('pdfinfo', [join(dir, 'r.pdf')]), /^Pages:\s+1$/m);
+      const text = poppler('pdftotext', [join(dir, 'r.pdf'), '-']);
+      assert.ok(text.includes('CTL-003'));
+      assert.ok(!text.includes('Decision'), 'no assessment block without an assessment');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('local object storage', () => {
+  test('put/get/exists round trip', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-'));
+    try {
+      const storage = createLocalObjectStorage(dir);
+      const key =
+        'workspaces/6f1c2b1e-0000-4000-8000-000000000001/reports/9a7d0c3e-0000-4000-8000-000000000002.pdf';
+      assert.equal(await storage.exists(key), false);
+      assert.equal(await storage.get(key), null);
+      await storage.put(key, Buffer.from('%PDF-1.3 one'), 'application/pdf');
+      assert.equal(await storage.exists(key), true);
+      assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 one');
+      await storage.put(key, Buffer.from('%PDF-1.3 two'), 'application/pdf'); // overwrite
+      assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 two');
+      // A key prefix is not an object.
+      assert.equal(await storage.exists('workspaces'), false);
+      assert.equal(await storage.get('workspaces'), null);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('rejects keys that could escape the root', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-'));
+    try {
+      const storage = createLocalObjectStorage(dir);
+      const bad = ['../x.pdf', 'a/../../x.pdf', 'a/..', '/etc/passwd', 'a\\..\\x', 'a\0b', '', 'a//b', './a'];
+      for (const key of bad) {
+        await assert.rejects(storage.put(key, Buffer.from('x'), 'text/plain'), /Invalid object key/, key);
+        await assert.rejects(storage.get(key), /Invalid object key/, key);
+        await assert.rejects(storage.exists(key), /Invalid object key/, key);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('signed object URLs', () => {
+  const secret = 'test-secret-0123456789abcdef0123456789abcdef';
+  const objectKey = 'workspaces/6f1c2b1e-0000-4000-8000-000000000001/reports/9a7d0c3e.pdf';
+  const now = 1_750_000_000;
+
+  const parse = (url: string) => {
+    const u = new URL(url);
+    const token = u.pathname.split('/').pop() ?? '';
+    return {
+      token,
+      expires: u.searchParams.get('expires') ?? '',
+      signature: u.searchParams.get('signature') ?? '',
+    };
+  };
+  const make = () =>
+    signObjectUrl({
+      baseUrl: 'https://api.example/v1/',
+      objectKey,
+      expiresAt: now + SIGNED_URL_TTL_SECONDS,
+      secret,
+    });
+
+  test('valid URL verifies and yields the key; the key text is not in the URL', () => {
+    assert.equal(SIGNED_URL_TTL_SECONDS, 300);
+    const url = make();
+    assert.match(
+      url,
+      /^https:\/\/api\.example\/v1\/files\/[A-Za-z0-9_-]+\?expires=\d+&signature=[A-Za-z0-9_-]+$/,
+    );
+    for (const part of [
+      objectKey,
+      'workspaces',
+      'reports',
+      '9a7d0c3e',
+      Buffer.from(objectKey).toString('base64url'),
+    ]) {
+      assert.ok(!url.includes(part), `URL leaks ${part}`);
+    }
+    assert.deepEqual(verifyObjectUrl({ ...parse(url), secret, now }), { ok: true, objectKey });
+    assert.deepEqual(verifyObjectUrl({ ...parse(url), secret: Buffer.from(secret), now }), {
+      ok: true,
+      objectKey,
+    });
+  });
+
+  test('expired URL', () => {
+    const parts = parse(make());
+    assert.deepEqual(verifyObjectUrl({ ...parts, secret, now: now + SIGNED_URL_TTL_SECONDS }), {
+      ok: false,
+      reason: 'expired',
+    });
+  });
+
+  test('tampered or malformed input is invalid and never throws', () => {
+    const parts = parse(make());
+    const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
+    const cases = [
+      { ...parts, token: flip(parts.token) },
+      { ...parts, expires: String(Number(parts.expires) + 3600) },
+      { ...parts, signature: flip(parts.signature) },
+      { ...parts, signature: parts.signature.slice(0, 10) }, // length mismatch
+      { ...parts, signature: `${parts.signature}AAAA` },
+      { ...parts, expires: 'soon' },
+      { ...parts, expires: '' },
+      { ...parts, token: '../../etc/passwd' },
+      { ...parts, token: '' },
+      { ...parts, signature: '' },
+      { ...parts, secret: 'another secret' },
+      { ...parts, token: undefined as unknown as string },
+    ];
+    for (const c of cases) {
+      assert.deepEqual(
+        verifyObjectUrl({ secret, now, ...c }),
+        { ok: false, reason: 'invalid' },
+        JSON.stringify(c),
+      );
+    }
+  });
+});
