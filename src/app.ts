@@ -10,7 +10,7 @@ import { ADDRESS_BUCKETS, type Bucket, PDF_BUCKETS, type RateLimiter, WORKSPACE_
 import { type PublicServices, registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
 import { buildAdminRoutes } from './management/app.js';
-import { publicRoutes } from './resources/index.js';
+import { adminRegistrars, publicRoutes } from './resources/index.js';
 import type { Db } from './storage/db.js';
 import { serviceSecret } from './storage/settings.js';
 
@@ -56,6 +56,6 @@ export function buildPublicApp(services: Services): FastifyInstance {
 
 export function buildAdminApp(services: Services): FastifyInstance {
   const app = createServer(services.logger.child({ listener: 'admin' }), services.metrics, 'admin');
-  buildAdminRoutes(app, services);
+  buildAdminRoutes(app, services, adminRegistrars);
   return app;
 }

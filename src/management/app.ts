@@ -17,9 +17,18 @@ import {
   WorkspacePatch,
 } from './schemas.js';
 
-type Handler = (request: FastifyRequest, op: ops.Operator) => Promise<string | undefined>;
+export type AdminHandler = (request: FastifyRequest, op: ops.Operator) => Promise<string | undefined>;
+export type AdminRoute = (
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  status: number,
+  handler: AdminHandler,
+  body?: TSchema,
+) => void;
+/** Lifecycle actions of the resource areas (assessment status, report render, …), registered by each area. */
+export type AdminRegistrar = (route: AdminRoute, services: Services) => void;
 
-export function buildAdminRoutes(app: FastifyInstance, services: Services): void {
+export function buildAdminRoutes(app: FastifyInstance, services: Services, registrars: readonly AdminRegistrar[]): void {
   const operator = (request: FastifyRequest): ops.Operator => ({
     db: services.db,
     allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
@@ -27,7 +36,7 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services): void
     onAuthChange: () => services.auth.invalidate(),
   });
 
-  const route = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, status: number, handler: Handler, body?: TSchema) => {
+  const route: AdminRoute = (method, url, status, handler, body) => {
     app.route({
       method,
       url: `/admin${url}`,
@@ -69,6 +78,8 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services): void
     const created = await importDocument(services.db, workspaceId, request.body, { requestId: request.id });
     return JSON.stringify({ created });
   });
+
+  for (const register of registrars) register(route, services);
 
   app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

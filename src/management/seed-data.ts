@@ -555,13 +555,11 @@ class Unit {
     const n = this.tick(coll);
     return [n, idFor(this.ctx, coll, n)];
   }
-  emit(coll: string, id: string | null, created: number, updated: number | null, fields: Rec): Rec {
-    const rec: Rec = id === null ? {} : { id };
-    Object.assign(rec, fields);
-    if (id !== null) rec.created_at = iso(created);
+  /** Adds created_at/updated_at to a record that has an id (updated_at: null for append-only records). */
+  emit(coll: string, created: number, updated: number | null, rec: Rec): void {
+    if (rec.id !== undefined) rec.created_at = iso(created);
     if (updated !== null) rec.updated_at = iso(Math.max(created, updated));
     this.out.push([coll, rec]);
-    return rec;
   }
   person(): string {
     return `${this.rng.pick(FIRST)} ${this.rng.pick(LAST)}`;
@@ -588,7 +586,8 @@ function audit(
 ) {
   const [, id] = u.next('audit_logs');
   const actorId = actor === 'user' ? user(u) : actor === 'api_key' ? idFor(u.ctx, 'api_keys', 0) : null;
-  u.emit('audit_logs', id, at, null, {
+  u.emit('audit_logs', at, null, {
+    id,
     occurred_at: iso(at),
     action,
     actor_type: actor,
@@ -640,7 +639,8 @@ function buildSupplier(u: Unit, i: number): SupplierInfo {
     const [first, last] = person.split(' ') as [string, string];
     return { name: person, email: `${ascii(first)}.${ascii(last)}@${domain}` };
   });
-  u.emit('suppliers', id, created, u.after(created, 400 * DAY), {
+  u.emit('suppliers', created, u.after(created, 400 * DAY), {
+    id,
     name,
     domain,
     industry,
@@ -716,7 +716,8 @@ function buildAssessment(u: Unit, s: SupplierInfo, a: AssessmentPlan) {
         : decision === 'approved_with_caveats'
           ? rng.int(50, 80)
           : rng.int(70, 98);
-  u.emit('assessments', id, t.created, t.completed ?? u.after(t.sent ?? t.created), {
+  u.emit('assessments', t.created, t.completed ?? u.after(t.sent ?? t.created), {
+    id,
     supplier_id: s.id,
     assessment_type: pick(rng, E.aType, aIndex),
     status: a.status,
@@ -737,7 +738,8 @@ function buildAssessment(u: Unit, s: SupplierInfo, a: AssessmentPlan) {
   if (a.report) {
     const [, rid] = u.next('reports');
     const at = u.after(t.completed, 2 * DAY);
-    u.emit('reports', rid, at, at, {
+    u.emit('reports', at, at, {
+      id: rid,
       supplier_id: s.id,
       assessment_id: id,
       title: `${s.name}: assessment report ${date(t.completed).slice(0, 7)}`,
@@ -789,7 +791,8 @@ function buildGaps(u: Unit, assessmentId: string, n: number, from: number, to: n
             score: rng.int(evidenceStatus === 'rejected' ? 0 : 40, evidenceStatus === 'rejected' ? 45 : 100),
           }));
     const status = pick(rng, E.gapStatus);
-    u.emit('gaps', id, created, u.after(created, 90 * DAY), {
+    u.emit('gaps', created, u.after(created, 90 * DAY), {
+      id,
       assessment_id: assessmentId,
       control_code: code,
       control_title: title,
@@ -825,7 +828,8 @@ function buildActionPlan(
   const [pIndex, id] = u.next('action_plans');
   const created = u.after(from, 5 * DAY);
   const status = pick(rng, E.planStatus, pIndex);
-  u.emit('action_plans', id, created, u.after(created, 60 * DAY), {
+  u.emit('action_plans', created, u.after(created, 60 * DAY), {
+    id,
     supplier_id: s.id,
     assessment_id: assessmentId,
     title: `Remediation plan: ${s.name}`,
@@ -856,7 +860,8 @@ function buildActionPlan(
     });
     const control = controls[k] && rng.chance(0.75) ? controls[k] : null;
     const [code, title] = control ?? [null, null];
-    u.emit('action_plan_items', iid, created, at, {
+    u.emit('action_plan_items', created, at, {
+      id: iid,
       action_plan_id: id,
       title: control
         ? `Remediate ${code}`
@@ -890,7 +895,8 @@ function buildRisk(u: Unit, r: RiskPlan, s: SupplierInfo) {
     domain === 'vendor'
       ? `${s.name}: ${rng.pick(RISK_TITLES.vendor as string[])}`
       : rng.pick(RISK_TITLES[domain] as string[]);
-  u.emit('risks', id, created, u.after(created, 200 * DAY), {
+  u.emit('risks', created, u.after(created, 200 * DAY), {
+    id,
     code: `R-${String(index + 1).padStart(4, '0')}`,
     title: base,
     description: `${base}. Identified during the ${rng.pick(['annual', 'quarterly', 'ad hoc'])} risk review.`,
@@ -907,7 +913,8 @@ function buildRisk(u: Unit, r: RiskPlan, s: SupplierInfo) {
     const [tIndex, tid] = u.next('risk_treatments');
     const tStatus = r.status === 'closed' ? 'done' : pick(rng, E.treatmentStatus, tIndex);
     const tCreated = u.after(created, 60 * DAY);
-    u.emit('risk_treatments', tid, tCreated, u.after(tCreated, 90 * DAY), {
+    u.emit('risk_treatments', tCreated, u.after(tCreated, 90 * DAY), {
+      id: tid,
       risk_id: id,
       strategy: pick(rng, E.strategy, tIndex),
       description: rng.pick([
@@ -931,7 +938,8 @@ function buildRisk(u: Unit, r: RiskPlan, s: SupplierInfo) {
       st === 'expired'
         ? rng.time(validFrom + DAY, ctx.now - HOUR)
         : Math.max(validFrom, ctx.now) + rng.int(30, 365) * DAY;
-    u.emit('risk_acceptances', aid, validFrom, st === 'active' ? validFrom : u.after(validFrom, 90 * DAY), {
+    u.emit('risk_acceptances', validFrom, st === 'active' ? validFrom : u.after(validFrom, 90 * DAY), {
+      id: aid,
       risk_id: id,
       status: st,
       justification: `Residual risk within appetite; ${rng.pick(['compensating controls in place', 'exit planned', 'cost of mitigation exceeds exposure'])}.`,
@@ -948,7 +956,8 @@ function alert(u: Unit, supplier: SupplierInfo | null) {
   const created = supplier ? rng.time(supplier.created, u.ctx.now) : u.recent();
   const title = rng.pick(supplier ? ALERTS : ORG_ALERTS);
   const resolved = rng.chance(0.4) ? u.after(created, 20 * DAY) : null;
-  u.emit('alerts', id, created, resolved ?? created, {
+  u.emit('alerts', created, resolved ?? created, {
+    id,
     scope: supplier ? 'supplier' : 'org',
     supplier_id: supplier?.id ?? null,
     severity: pick(rng, E.alertSeverity, index),
@@ -970,14 +979,15 @@ function buildShared(u: Unit, p: UnitPlan) {
     let score = rng.int(45, 65);
     for (let k = p.points - 1; k >= 0; k--) {
       score = Math.max(0, Math.min(100, score + rng.int(-4, 4)));
-      u.emit('risk_score_points', null, 0, null, { at: iso(ctx.now - k * 7 * DAY), score });
+      u.emit('risk_score_points', 0, null, { at: iso(ctx.now - k * 7 * DAY), score });
     }
   }
   for (let j = range.business_processes[0]; j < range.business_processes[1]; j++) {
     const [index, id] = u.next('business_processes');
     const area = index % AREAS.length;
     const created = u.recent();
-    u.emit('business_processes', id, created, u.after(created, 200 * DAY), {
+    u.emit('business_processes', created, u.after(created, 200 * DAY), {
+      id,
       name: `${PROCESSES[index % PROCESSES.length]}${index >= PROCESSES.length ? ` (${AREAS[area]} ${Math.floor(index / PROCESSES.length) + 1})` : ''}`,
       description: `Steps, owners and systems supporting ${(PROCESSES[index % PROCESSES.length] as string).toLowerCase()}.`,
       area_id: idFor(ctx, 'areas', area),
@@ -990,7 +1000,8 @@ function buildShared(u: Unit, p: UnitPlan) {
     const [index, id] = u.next('products_services');
     const created = u.recent();
     const name = `${OFFERINGS[index % OFFERINGS.length]}${index >= OFFERINGS.length ? ` ${Math.floor(index / OFFERINGS.length) + 1}` : ''}`;
-    u.emit('products_services', id, created, u.after(created, 200 * DAY), {
+    u.emit('products_services', created, u.after(created, 200 * DAY), {
+      id,
       name,
       type: pick(rng, E.psType, index),
       description: `${name} offered to retail and business customers.`,
@@ -1007,7 +1018,8 @@ function buildShared(u: Unit, p: UnitPlan) {
       low: rng.int(96, 336),
     }[resulting as 'low'];
     const rto = Math.max(1, Math.round(mtpd * rng.time(0.3, 0.8)));
-    u.emit('bia', bid, created, u.after(created, 200 * DAY), {
+    u.emit('bia', created, u.after(created, 200 * DAY), {
+      id: bid,
       product_service_id: id,
       rto_hours: rto,
       rpo_hours: Math.max(0.25, Math.round(rto * rng.time(0.1, 1) * 4) / 4),
@@ -1023,7 +1035,8 @@ function buildShared(u: Unit, p: UnitPlan) {
       categories.push(DATA_CATEGORIES[index] as string);
     const process = PROCESSES[index % PROCESSES.length] as string;
     const created = u.recent();
-    u.emit('processing_activities', id, created, u.after(created, 200 * DAY), {
+    u.emit('processing_activities', created, u.after(created, 200 * DAY), {
+      id,
       name: `${process} records${index >= PROCESSES.length ? ` ${Math.floor(index / PROCESSES.length) + 1}` : ''}`,
       purpose: `Personal data processed to run ${process.toLowerCase()}.`,
       legal_basis: pick(rng, E.legalBasis, index),
@@ -1050,7 +1063,8 @@ function buildShared(u: Unit, p: UnitPlan) {
       manual: `CMDB-${String(index + 1).padStart(6, '0')}`,
     }[provider ?? 'manual'];
     const created = u.recent();
-    u.emit('assets', id, created, u.after(created, 100 * DAY), {
+    u.emit('assets', created, u.after(created, 100 * DAY), {
+      id,
       external_id: externalId,
       name: base,
       asset_type: type,
@@ -1074,7 +1088,8 @@ function buildShared(u: Unit, p: UnitPlan) {
     const [title, mitre] = rng.pick(THREATS);
     const created = u.recent();
     const cve = rng.chance(0.5) ? `CVE-${rng.int(2019, 2025)}-${rng.int(1000, 49999)}` : null;
-    u.emit('threats', id, created, u.after(created, 100 * DAY), {
+    u.emit('threats', created, u.after(created, 100 * DAY), {
+      id,
       title,
       description: `${title}${cve ? `, exploiting ${cve}` : ''}. Reported likelihood depends on exposure of the affected asset.`,
       severity: pick(rng, E.threatSeverity, index),
@@ -1094,7 +1109,8 @@ function buildShared(u: Unit, p: UnitPlan) {
       p: rng.int(55, 98),
     });
     const created = u.recent();
-    u.emit('insights', id, created, created, {
+    u.emit('insights', created, created, {
+      id,
       category,
       severity: pick(rng, E.alertSeverity, index),
       title,
@@ -1134,7 +1150,8 @@ function buildUnit(ctx: Ctx, counters: Map<string, number>, p: UnitPlan): [strin
   if (p.summary) {
     const [, id] = u.next('reports');
     const at = u.rng.time(s.created, ctx.now);
-    u.emit('reports', id, at, at, {
+    u.emit('reports', at, at, {
+      id,
       supplier_id: s.id,
       assessment_id: null,
       title: `${s.name}: executive summary`,

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Runs the compiled test suite with node:test: on the embedded store, and again on PostgreSQL when
+// TEST_DATABASE_URL is set (each test file then gets its own database cloned from a migrated template).
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const filter = process.argv.slice(2);
+
+function findTests(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return findTests(path);
+    return name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+const files = findTests(join(root, 'dist/test')).filter(
+  (file) => filter.length === 0 || filter.some((part) => file.includes(part)),
+).sort();
+if (files.length === 0) {
+  console.error('No test files found under dist/test (did the build run?)');
+  process.exit(1);
+}
+
+function run(label, env) {
+  console.log(`\n# ${label}: ${files.length} test files on Node ${process.version}`);
+  const result = spawnSync(
+    process.execPath,
+    ['--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  return result.status ?? 1;
+}
+
+let status = run('embedded store (PGlite)', { TEST_DATABASE_URL: '' });
+
+const url = process.env.TEST_DATABASE_URL;
+if (url) {
+  const pg = (await import('pg')).default;
+  const template = `tprm_template_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`drop database if exists ${template}`);
+  await admin.query(`create database ${template}`);
+  const target = new URL(url);
+  target.pathname = `/${template}`;
+  const { openPostgres } = await import('../dist/src/storage/db.js');
+  const { migrate } = await import('../dist/src/storage/migrate.js');
+  const db = await openPostgres(target.href, { max: 1 });
+  await migrate(db);
+  await db.close();
+  try {
+    status = run('PostgreSQL server', { TEST_TEMPLATE_DB: template }) || status;
+  } finally {
+    const leftovers = await admin.query("select datname from pg_database where datname like 'tprm_t_%'");
+    for (const { datname } of leftovers.rows) await admin.query(`drop database if exists ${datname} with (force)`);
+    await admin.query(`drop database if exists ${template} with (force)`);
+    await admin.end();
+  }
+}
+process.exit(status);

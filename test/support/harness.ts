@@ -1,0 +1,195 @@
+// Drives the real applications in-process against a real database: an in-memory PGlite by default, or a
+// fresh PostgreSQL database cloned from the migrated template when TEST_DATABASE_URL is set
+// (scripts/run-tests.mjs makes the template). Every test creates its own workspaces through the
+// management API: there are no seeded ids.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { pino } from 'pino';
+import { buildAdminApp, buildPublicApp, createServices, type Services } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createMetrics } from '../../src/http/metrics.js';
+import { type Bucket, createMemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import '../../src/resources/imports.js';
+import { SCOPES } from '../../src/resources/fields.js';
+import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
+import { type Db, openEmbedded, openPostgres } from '../../src/storage/db.js';
+import { migrate } from '../../src/storage/migrate.js';
+
+export const ENGINE = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
+
+/** Limits high enough that only the rate-limit tests meet them. */
+export const GENEROUS_BUCKETS: readonly Bucket[] = [{ name: 'second', limit: 100_000, windowMs: 1000 }];
+
+export interface HarnessOptions {
+  buckets?: Partial<Record<'workspace' | 'address' | 'pdf', readonly Bucket[]>>;
+  limiter?: RateLimiter;
+  env?: Record<string, string>;
+  authCacheTtlMs?: number;
+}
+
+export interface Response {
+  status: number;
+  headers: LightMyRequestResponse['headers'];
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
+  json: any;
+}
+
+export interface TestWorkspace {
+  id: string;
+  userId: string;
+  key: string;
+  keyId: string;
+}
+
+async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    const db = await openEmbedded();
+    await migrate(db);
+    return { db, drop: async () => undefined };
+  }
+  const template = process.env.TEST_TEMPLATE_DB;
+  if (!template) throw new Error('TEST_TEMPLATE_DB is not set: run the tests through npm test');
+  const name = `tprm_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${name} template ${template}`);
+  await admin.end();
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const db = await openPostgres(target.href, { max: 5 });
+  return {
+    db,
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: url });
+      await dropper.connect();
+      await dropper.query(`drop database if exists ${name} with (force)`);
+      await dropper.end();
+    },
+  };
+}
+
+export class Harness {
+  private constructor(
+    readonly db: Db,
+    readonly services: Services,
+    readonly publicApp: FastifyInstance,
+    readonly adminApp: FastifyInstance,
+    readonly adminToken: string,
+    private readonly drop: () => Promise<void>,
+  ) {}
+
+  static async start(options: HarnessOptions = {}): Promise<Harness> {
+    const { db, drop } = await openTestDatabase();
+    const adminToken = generateAdminToken();
+    const config = loadConfig({ WEBHOOK_ALLOW_INSECURE_URLS: 'false', ...options.env });
+    const services = await createServices({
+      config,
+      db,
+      logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+      limiter: options.limiter ?? createMemoryRateLimiter(),
+      adminTokenHash: sha256(adminToken),
+      metrics: createMetrics(),
+      buckets: { workspace: GENEROUS_BUCKETS, address: GENEROUS_BUCKETS, pdf: GENEROUS_BUCKETS, ...options.buckets },
+      authCacheTtlMs: options.authCacheTtlMs,
+    });
+    const publicApp = buildPublicApp(services);
+    const adminApp = buildAdminApp(services);
+    await Promise.all([publicApp.ready(), adminApp.ready()]);
+    return new Harness(db, services, publicApp, adminApp, adminToken, drop);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.publicApp.close(), this.adminApp.close()]);
+    await this.services.limiter.close();
+    await this.db.close();
+    await this.drop();
+  }
+
+  private static wrap(response: LightMyRequestResponse): Response {
+    let json: unknown;
+    try {
+      json = response.body ? JSON.parse(response.body) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers, body: response.body, json };
+  }
+
+  /** A request to the management API with the admin token (or `token`). */
+  async admin(method: string, url: string, body?: unknown, token: string | null = this.adminToken): Promise<Response> {
+    const response = await this.adminApp.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return Harness.wrap(response);
+  }
+
+  /** A request to the public API. `key` null sends no Authorization header. */
+  async api(
+    method: string,
+    url: string,
+    options: { key?: string | null; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; remoteAddress?: string } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let payload: string | Buffer | undefined;
+    if (options.rawBody !== undefined) payload = options.rawBody;
+    else if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await this.publicApp.inject({
+      method: method as 'GET',
+      url: url.startsWith('/v1') || url.startsWith('/files') || url.startsWith('/openapi') || url.startsWith('/docs') ? url : `/v1${url}`,
+      headers,
+      payload,
+      remoteAddress: options.remoteAddress,
+    });
+    return Harness.wrap(response);
+  }
+
+  /** A new workspace with one user and one key (every scope unless told otherwise). */
+  async workspace(options: { plan?: string; scopes?: readonly string[]; name?: string; expiresAt?: string } = {}): Promise<TestWorkspace> {
+    const ws = await this.admin('POST', '/admin/workspaces', { name: options.name ?? 'Test workspace', plan: options.plan ?? 'enterprise' });
+    if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${ws.body}`);
+    const user = await this.admin('POST', `/admin/workspaces/${ws.json.id}/users`, { name: 'Test User', email: 'user@test.example' });
+    const key = await this.key(ws.json.id, user.json.id, options.scopes ?? SCOPES, options.expiresAt);
+    return { id: ws.json.id, userId: user.json.id, key: key.secret, keyId: key.id };
+  }
+
+  async key(workspaceId: string, userId: string, scopes: readonly string[], expiresAt?: string): Promise<{ id: string; secret: string }> {
+    const key = await this.admin('POST', `/admin/workspaces/${workspaceId}/api-keys`, {
+      name: 'test key',
+      scopes,
+      created_by: userId,
+      ...(expiresAt ? { expires_at: expiresAt } : {}),
+    });
+    if (key.status !== 201) throw new Error(`key: ${key.status} ${key.body}`);
+    return { id: key.json.id, secret: key.json.secret };
+  }
+
+  async import(workspaceId: string, document: unknown): Promise<Response> {
+    const response = await this.admin('POST', `/admin/workspaces/${workspaceId}/import`, document);
+    if (response.status !== 200) throw new Error(`import: ${response.status} ${response.body}`);
+    return response;
+  }
+}
+
+/** Error-shape check used by every test that expects an error (risk-data-api.md "Errors"). */
+export function assertError(response: Response, status: number, code: string): void {
+  if (response.status !== status || response.json?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${response.status} ${response.body}`);
+  }
+  const { error } = response.json;
+  if (typeof error.message !== 'string' || error.request_id !== response.headers['x-request-id']) {
+    throw new Error(`malformed error body: ${response.body}`);
+  }
+}
