@@ -16,9 +16,9 @@ function findTests(dir) {
   });
 }
 
-const files = findTests(join(root, 'dist/test')).filter(
-  (file) => filter.length === 0 || filter.some((part) => file.includes(part)),
-).sort();
+const files = findTests(join(root, 'dist/test'))
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  .sort();
 if (files.length === 0) {
   console.error('No test files found under dist/test (did the build run?)');
   process.exit(1);
@@ -55,7 +55,8 @@ if (url) {
     status = run('PostgreSQL server', { TEST_TEMPLATE_DB: template }) || status;
   } finally {
     const leftovers = await admin.query("select datname from pg_database where datname like 'tprm_t_%'");
-    for (const { datname } of leftovers.rows) await admin.query(`drop database if exists ${datname} with (force)`);
+    for (const { datname } of leftovers.rows)
+      await admin.query(`drop database if exists ${datname} with (force)`);
     await admin.query(`drop database if exists ${template} with (force)`);
     await admin.end();
   }

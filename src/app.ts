@@ -1,16 +1,24 @@
 // Builds the two HTTP applications from their services. Wiring only: behaviour lives in http/, resources/
 // and management/.
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Authenticator } from './http/auth.js';
 import type { Metrics } from './http/metrics.js';
 import { CursorCodec } from './http/pagination.js';
-import { ADDRESS_BUCKETS, type Bucket, PDF_BUCKETS, type RateLimiter, WORKSPACE_BUCKETS } from './http/rate-limit.js';
+import {
+  ADDRESS_BUCKETS,
+  type Bucket,
+  PDF_BUCKETS,
+  type RateLimiter,
+  WORKSPACE_BUCKETS,
+} from './http/rate-limit.js';
 import { type PublicServices, registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
 import { buildAdminRoutes } from './management/app.js';
-import { adminRegistrars, publicRoutes } from './resources/index.js';
+import { createLocalObjectStorage, type ObjectStorage } from './reports/storage.js';
+import { adminRegistrars, publicPlugins, publicRoutes } from './resources/index.js';
 import type { Db } from './storage/db.js';
 import { serviceSecret } from './storage/settings.js';
 
@@ -19,6 +27,10 @@ export interface Services extends PublicServices {
   logger: Logger;
   adminTokenHash: Buffer;
   metrics: Metrics;
+  /** Report PDFs (local files under DATA_DIR/objects; an S3-compatible store can implement the interface). */
+  objects: ObjectStorage;
+  /** Key of the signed download URLs the service issues. */
+  urlSecret: Buffer;
 }
 
 export async function createServices(options: {
@@ -30,6 +42,7 @@ export async function createServices(options: {
   metrics: Metrics;
   buckets?: Partial<Record<'workspace' | 'address' | 'pdf', readonly Bucket[]>>;
   authCacheTtlMs?: number;
+  objects?: ObjectStorage;
 }): Promise<Services> {
   return {
     config: options.config,
@@ -38,6 +51,8 @@ export async function createServices(options: {
     limiter: options.limiter,
     adminTokenHash: options.adminTokenHash,
     metrics: options.metrics,
+    objects: options.objects ?? createLocalObjectStorage(join(options.config.dataDir, 'objects')),
+    urlSecret: await serviceSecret(options.db, 'url_signing_secret'),
     auth: new Authenticator(options.db, { cacheTtlMs: options.authCacheTtlMs ?? 30_000 }),
     cursors: new CursorCodec(await serviceSecret(options.db, 'cursor_secret')),
     buckets: {
@@ -51,6 +66,7 @@ export async function createServices(options: {
 export function buildPublicApp(services: Services): FastifyInstance {
   const app = createServer(services.logger.child({ listener: 'public' }), services.metrics, 'public');
   registerRoutes(app, services, publicRoutes);
+  for (const plugin of publicPlugins) plugin(app, services);
   return app;
 }
 

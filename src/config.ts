@@ -27,7 +27,8 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0 || value > 65535)
+    throw new ConfigError(`${name} must be a port number, got "${raw}"`);
   return value;
 }
 
@@ -51,9 +52,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 8080);
   const host = env.HOST || '127.0.0.1';
   const role = (env.ROLE || 'all') as Role;
-  if (!['api', 'worker', 'all'].includes(role)) throw new ConfigError(`ROLE must be api, worker or all, got "${role}"`);
+  if (!['api', 'worker', 'all'].includes(role))
+    throw new ConfigError(`ROLE must be api, worker or all, got "${role}"`);
   const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must start with postgres://');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError('DATABASE_URL must start with postgres://');
   return {
     port,
     host,
@@ -63,7 +66,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     redisUrl: env.REDIS_URL || undefined,
-    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: (
+      env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+    ).replace(/\/+$/, ''),
     webhookRetryDelaysMs: duration('WEBHOOK_RETRY_DELAYS', env.WEBHOOK_RETRY_DELAYS, parseDurationList, [
       ...DEFAULT_RETRY_DELAYS_MS,
     ]),

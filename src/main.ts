@@ -14,7 +14,10 @@ import { DataDirLockedError, lockDataDir } from './storage/lock.js';
 import { migrate } from './storage/migrate.js';
 import { readSetting, writeSetting } from './storage/settings.js';
 
-async function adminTokenHash(db: Db, configured: string | undefined): Promise<{ hash: Buffer; generated?: string }> {
+async function adminTokenHash(
+  db: Db,
+  configured: string | undefined,
+): Promise<{ hash: Buffer; generated?: string }> {
   if (configured) return { hash: sha256(configured) };
   const stored = await readSetting(db, 'admin_token_sha256');
   if (stored) return { hash: Buffer.from(stored, 'base64') };
@@ -48,7 +51,10 @@ async function main(): Promise<void> {
       url: config.redisUrl,
       onIncident: (state, err) =>
         state === 'down'
-          ? logger.warn({ err: (err as Error)?.message }, 'Redis unreachable: rate limits are per process until it is back')
+          ? logger.warn(
+              { err: (err as Error)?.message },
+              'Redis unreachable: rate limits are per process until it is back',
+            )
           : logger.info('Redis reachable again: rate limits are shared'),
     });
   } else {
@@ -66,7 +72,10 @@ async function main(): Promise<void> {
     publicUrl = await publicApp.listen({ port: config.port, host: config.host });
     closers.unshift(() => publicApp.close());
   }
-  logger.info({ role: config.role, public: publicUrl, admin: `http://${config.adminHost}:${config.adminPort}` }, 'tprm-api ready');
+  logger.info(
+    { role: config.role, public: publicUrl, admin: `http://${config.adminHost}:${config.adminPort}` },
+    'tprm-api ready',
+  );
 
   if (admin.generated) {
     process.stdout.write(

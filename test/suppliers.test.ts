@@ -17,7 +17,12 @@ const create = (body: unknown, key = ws.key, idempotencyKey = crypto.randomUUID(
 
 describe('POST /suppliers', () => {
   test('201 with source import whatever the request says, starting pending (decision 41)', async () => {
-    const res = await create({ name: 'Acme', domain: 'Acme-Create.example', source: 'manual', tags: ['cloud'] });
+    const res = await create({
+      name: 'Acme',
+      domain: 'Acme-Create.example',
+      source: 'manual',
+      tags: ['cloud'],
+    });
     assert.equal(res.status, 201);
     assert.equal(res.json.source, 'import');
     assert.equal(res.json.status, 'pending');
@@ -31,18 +36,30 @@ describe('POST /suppliers', () => {
     const first = await create({ name: 'Dup', domain: 'dup.example' });
     const second = await create({ name: 'Dup again', domain: 'DUP.example' });
     assertError(second, 409, 'conflict');
-    assert.deepEqual(second.json.error.details, { existing_supplier_id: first.json.id, domain: 'dup.example' });
+    assert.deepEqual(second.json.error.details, {
+      existing_supplier_id: first.json.id,
+      domain: 'dup.example',
+    });
   });
 
   test('422 names every invalid field, unknown fields included', async () => {
     const res = await create({ name: '', criticality: 'extreme', colour: 'red', tags: 'x' });
     assertError(res, 422, 'validation_failed');
-    assert.deepEqual(Object.keys(res.json.error.details.fields).sort(), ['colour', 'criticality', 'name', 'tags']);
+    assert.deepEqual(Object.keys(res.json.error.details.fields).sort(), [
+      'colour',
+      'criticality',
+      'name',
+      'tags',
+    ]);
   });
 
   test('writes an audit entry attributed to the key creator', async () => {
     const res = await create({ name: 'Audited' });
-    const [entry] = await h.db.query<{ actor_type: string; actor_id: string; metadata: { api_key_id: string } }>(
+    const [entry] = await h.db.query<{
+      actor_type: string;
+      actor_id: string;
+      metadata: { api_key_id: string };
+    }>(
       "select actor_type, actor_id, metadata from audit_logs where workspace_id = $1 and action = 'supplier.created' and target_id = $2",
       [ws.id, res.json.id],
     );
@@ -70,7 +87,11 @@ describe('GET /suppliers/{id}', () => {
   test('an id of another workspace is a 404, like a missing one; a non-uuid id is a 404', async () => {
     const other = await h.workspace();
     const theirs = await create({ name: 'Theirs' }, other.key);
-    assertError(await h.api('GET', `/suppliers/${theirs.json.id}`, { key: ws.key }), 404, 'resource_not_found');
+    assertError(
+      await h.api('GET', `/suppliers/${theirs.json.id}`, { key: ws.key }),
+      404,
+      'resource_not_found',
+    );
     assertError(await h.api('GET', '/suppliers/not-a-uuid', { key: ws.key }), 404, 'resource_not_found');
   });
 });

@@ -4,7 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../storage/db.js';
 
-export type EventType = 'assessment.completed' | 'report.ready' | 'alert.created' | 'action_plan_item.status_changed';
+export type EventType =
+  | 'assessment.completed'
+  | 'report.ready'
+  | 'alert.created'
+  | 'action_plan_item.status_changed';
 
 export async function recordEvent(
   tx: Queryable,

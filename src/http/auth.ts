@@ -2,8 +2,9 @@
 // malformed, revoked and expired keys get the same 401. Valid keys are cached for a short while so that the
 // hot path needs no extra round trip: reads carry the cache's answer into SQL (storage/tenant.ts), which
 // refuses stale credentials, and writes always re-read the key.
-import type { Queryable } from '../storage/db.js';
+
 import { constantTimeEqual, looksLikeApiKey, sha256 } from '../security/secrets.js';
+import type { Queryable } from '../storage/db.js';
 import { ApiError } from './errors.js';
 
 export interface KeyRecord {

@@ -33,7 +33,8 @@ export const invalidRequest = (message: string, details?: Record<string, unknown
   new ApiError('invalid_request', message, details);
 export const validationFailed = (fields: Record<string, string>) =>
   new ApiError('validation_failed', 'One or more fields are invalid.', { fields });
-export const conflict = (message: string, details: Record<string, unknown>) => new ApiError('conflict', message, details);
+export const conflict = (message: string, details: Record<string, unknown>) =>
+  new ApiError('conflict', message, details);
 
 export function errorBody(error: ApiError, requestId: string): string {
   const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
@@ -68,8 +69,10 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   if (error instanceof SyntaxError || fastifyError?.statusCode === 400) {
     return invalidRequest('The request body is not valid JSON.');
   }
-  if (fastifyError?.statusCode === 413) return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_BODY_TOO_LARGE as string);
-  if (fastifyError?.statusCode === 415) return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_INVALID_MEDIA_TYPE as string);
+  if (fastifyError?.statusCode === 413)
+    return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_BODY_TOO_LARGE as string);
+  if (fastifyError?.statusCode === 415)
+    return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_INVALID_MEDIA_TYPE as string);
   request.log.error({ err: error, request_id: request.id }, 'unhandled error');
   return new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
 }

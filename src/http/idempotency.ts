@@ -23,9 +23,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function readIdempotencyKey(header: string | string[] | undefined): string {
-  if (header === undefined) throw invalidRequest('The Idempotency-Key header is required on POST.', { header: 'Idempotency-Key' });
+  if (header === undefined)
+    throw invalidRequest('The Idempotency-Key header is required on POST.', { header: 'Idempotency-Key' });
   if (Array.isArray(header) || header.length === 0 || header.length > 255 || !/^[\x20-\x7e]+$/.test(header)) {
-    throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters.', { header: 'Idempotency-Key' });
+    throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters.', {
+      header: 'Idempotency-Key',
+    });
   }
   return header;
 }

@@ -1,7 +1,7 @@
 // Cursor-paged collections, declared: a resource, its filters (each a schema and a SQL predicate) and an
 // order. One SQL round trip per page: PostgreSQL filters, orders, limits (limit + 1 tells has_more) and
 // serializes each row to JSON; Node only joins the rows into the envelope.
-import { Type, type TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Scope } from '../resources/fields.js';
 import type { Resource } from '../resources/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
@@ -46,7 +46,12 @@ export interface PageResult {
 export async function fetchPage(
   tenant: TenantDb,
   spec: ListQuery,
-  args: { query: Record<string, unknown>; after: readonly (string | number)[] | null; limit: number; pii: boolean },
+  args: {
+    query: Record<string, unknown>;
+    after: readonly (string | number)[] | null;
+    limit: number;
+    pii: boolean;
+  },
 ): Promise<PageResult> {
   const params: unknown[] = [];
   const next = (value: unknown) => {
@@ -61,7 +66,9 @@ export async function fetchPage(
   const { column, direction } = spec.order;
   if (args.after) {
     const [at, id] = args.after;
-    where.push(`(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} (${next(at)}::timestamptz, ${next(id)}::uuid)`);
+    where.push(
+      `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} (${next(at)}::timestamptz, ${next(id)}::uuid)`,
+    );
   }
   const sql = `select iso(t.${column}) as k0, t.id as k1, ${spec.resource.json('t', { pii: args.pii })} as j
     from ${spec.from ?? `${spec.resource.table} t`}
@@ -89,9 +96,12 @@ export function listRoute(options: {
   const filterSchemas = Object.fromEntries(
     Object.entries(list.filters).map(([name, filter]) => [name, Type.Optional(filter.schema)]),
   );
-  const query = Type.Object({ limit: Type.Optional(LimitParam), cursor: Type.Optional(CursorParam), ...filterSchemas }, {
-    additionalProperties: false,
-  });
+  const query = Type.Object(
+    { limit: Type.Optional(LimitParam), cursor: Type.Optional(CursorParam), ...filterSchemas },
+    {
+      additionalProperties: false,
+    },
+  );
   const hasPii = Object.values(list.resource.fields).some((spec) => spec.pii);
   const pageSchema = Type.Unsafe({
     type: 'object',

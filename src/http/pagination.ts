@@ -15,7 +15,7 @@ export const LimitParam = Type.Integer({
 export const CursorParam = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description: 'The previous page\'s `meta.next_cursor`. Opaque.',
+  description: "The previous page's `meta.next_cursor`. Opaque.",
 });
 
 export type FeatureStatus = 'available' | 'not_configured' | 'coming_soon';
@@ -24,7 +24,12 @@ export class CursorCodec {
   constructor(private readonly secret: Buffer) {}
 
   private mac(binding: string, payload: string): Buffer {
-    return createHmac('sha256', this.secret).update(binding).update('\n').update(payload).digest().subarray(0, 16);
+    return createHmac('sha256', this.secret)
+      .update(binding)
+      .update('\n')
+      .update(payload)
+      .digest()
+      .subarray(0, 16);
   }
 
   encode(binding: string, values: readonly (string | number)[]): string {
@@ -35,7 +40,8 @@ export class CursorCodec {
   decode(binding: string, cursor: string): (string | number)[] {
     const [payload, signature, extra] = cursor.split('.');
     if (!payload || !signature || extra !== undefined) throw badCursor();
-    if (!constantTimeEqual(Buffer.from(signature, 'base64url'), this.mac(binding, payload))) throw badCursor();
+    if (!constantTimeEqual(Buffer.from(signature, 'base64url'), this.mac(binding, payload)))
+      throw badCursor();
     try {
       const values = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       if (Array.isArray(values)) return values;

@@ -9,9 +9,9 @@ import type { Scope } from '../resources/fields.js';
 import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';
+import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
 import { ApiError, invalidRequest, notFound } from './errors.js';
 import { readIdempotencyKey, runIdempotent } from './idempotency.js';
-import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 import { isUuid, validateBody, validateQuery } from './validation.js';
@@ -35,7 +35,11 @@ export interface RouteContext<S extends PublicServices = PublicServices> {
   requestId: string;
   hasScope(scope: Scope): boolean;
   /** Writes the audit entry of an API write, attributed to the human who created the key (decision 26). */
-  audit(action: string, target: { type: string; id: string }, metadata?: Record<string, unknown>): Promise<void>;
+  audit(
+    action: string,
+    target: { type: string; id: string },
+    metadata?: Record<string, unknown>,
+  ): Promise<void>;
 }
 
 export interface RouteReply {
@@ -80,13 +84,24 @@ function setRateHeaders(reply: FastifyReply, decision: RateDecision): void {
 
 function rateLimited(reply: FastifyReply, decision: RateDecision): ApiError {
   reply.header('retry-after', String(decision.retryAfterSeconds ?? 1));
-  return new ApiError('rate_limit_exceeded', 'Too many requests. Retry after the number of seconds in Retry-After.');
+  return new ApiError(
+    'rate_limit_exceeded',
+    'Too many requests. Retry after the number of seconds in Retry-After.',
+  );
 }
 
 const planUpgradeRequired = () =>
-  new ApiError('plan_upgrade_required', 'The API is available on the Enterprise plan. Upgrade the workspace to use it.');
+  new ApiError(
+    'plan_upgrade_required',
+    'The API is available on the Enterprise plan. Upgrade the workspace to use it.',
+  );
 
-async function authenticate(services: PublicServices, route: RouteDef, request: FastifyRequest, reply: FastifyReply) {
+async function authenticate(
+  services: PublicServices,
+  route: RouteDef,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const token = Authenticator.bearer(request.headers.authorization);
   // Writes re-read the key; reads may use the cache, whose answer SQL re-checks (storage/tenant.ts).
   let found = await services.auth.lookup(token, route.method !== 'GET');
@@ -195,7 +210,13 @@ export function registerRoutes<S extends PublicServices>(
             const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
             const stored = await runIdempotent(
               services.db,
-              { workspaceId: key.workspaceId, endpoint: route.operationId, key: idempotencyKey, body, requestId: request.id },
+              {
+                workspaceId: key.workspaceId,
+                endpoint: route.operationId,
+                key: idempotencyKey,
+                body,
+                requestId: request.id,
+              },
               run,
             );
             if (stored.replayed) reply.header('idempotent-replayed', 'true');
@@ -204,7 +225,8 @@ export function registerRoutes<S extends PublicServices>(
             result = await services.db.transaction(run);
           }
         }
-        if (result.headers) for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
+        if (result.headers)
+          for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
         if (result.body === undefined || result.body === '') return reply.code(result.status).send();
         return reply.code(result.status).header('content-type', JSON_TYPE).send(result.body);
       },

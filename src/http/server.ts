@@ -8,7 +8,11 @@ import type { Metrics } from './metrics.js';
 const BODY_LIMIT = 4 * 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function createServer(logger: Logger, metrics: Metrics, listener: 'public' | 'admin'): FastifyInstance {
+export function createServer(
+  logger: Logger,
+  metrics: Metrics,
+  listener: 'public' | 'admin',
+): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     // One log line per request, written in onResponse below.

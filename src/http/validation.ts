@@ -10,7 +10,13 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 const STRICT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: true, removeAdditional: false, strict: false });
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
   addFormats(ajv, { mode: 'full', formats: ['date-time', 'date', 'email', 'uri'] });
   // ajv's own uuid format also accepts a `urn:uuid:` prefix, which PostgreSQL would not.
   ajv.addFormat('uuid', STRICT_UUID);
@@ -40,7 +46,11 @@ function badText(value: string): string | null {
 }
 
 /** Every string in a parsed body that cannot be stored, keyed by path. */
-export function findBadText(value: unknown, path = '', found: Record<string, string> = {}): Record<string, string> {
+export function findBadText(
+  value: unknown,
+  path = '',
+  found: Record<string, string> = {},
+): Record<string, string> {
   if (typeof value === 'string') {
     const problem = badText(value);
     if (problem) found[path || 'body'] = problem;
@@ -63,7 +73,11 @@ function pathOf(error: ErrorObject): string {
     .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
-  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+  return segments.reduce(
+    (path, segment) =>
+      /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
+    '',
+  );
 }
 
 function messageOf(error: ErrorObject): string {
@@ -99,13 +113,17 @@ export function validateQuery(schema: TSchema, query: Record<string, unknown>): 
     if (!(name in ((schema as { properties?: object }).properties ?? {}))) {
       throw invalidRequest(`Unknown query parameter: ${name}.`, { parameter: name });
     }
-    if (Array.isArray(value)) throw invalidRequest(`Query parameter ${name} may be given once.`, { parameter: name });
+    if (Array.isArray(value))
+      throw invalidRequest(`Query parameter ${name} may be given once.`, { parameter: name });
     const problem = typeof value === 'string' ? badText(value) : null;
     if (problem) throw invalidRequest(`Query parameter ${name} ${problem}.`, { parameter: name });
   }
   const validate = compile(queryAjv, schema);
   if (!validate(query)) {
-    const [parameter, message] = Object.entries(describeErrors(validate.errors ?? []))[0] ?? ['query', 'is invalid'];
+    const [parameter, message] = Object.entries(describeErrors(validate.errors ?? []))[0] ?? [
+      'query',
+      'is invalid',
+    ];
     throw invalidRequest(`Query parameter ${parameter} ${message}.`, { parameter });
   }
 }

@@ -28,7 +28,11 @@ export type AdminRoute = (
 /** Lifecycle actions of the resource areas (assessment status, report render, …), registered by each area. */
 export type AdminRegistrar = (route: AdminRoute, services: Services) => void;
 
-export function buildAdminRoutes(app: FastifyInstance, services: Services, registrars: readonly AdminRegistrar[]): void {
+export function buildAdminRoutes(
+  app: FastifyInstance,
+  services: Services,
+  registrars: readonly AdminRegistrar[],
+): void {
   const operator = (request: FastifyRequest): ops.Operator => ({
     db: services.db,
     allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
@@ -45,12 +49,16 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, regis
         if (!token || !constantTimeEqual(sha256(token), services.adminTokenHash)) {
           throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
         }
-        for (const value of Object.values(request.params as Record<string, string>)) if (!isUuid(value)) throw notFound();
-        if (Object.keys(request.query as object).length > 0) throw invalidRequest('This endpoint takes no query parameters.');
+        for (const value of Object.values(request.params as Record<string, string>))
+          if (!isUuid(value)) throw notFound();
+        if (Object.keys(request.query as object).length > 0)
+          throw invalidRequest('This endpoint takes no query parameters.');
         if (body) validateBody(body, request.body);
         const result = await handler(request, operator(request));
         reply.code(status);
-        return result === undefined ? reply.send() : reply.header('content-type', 'application/json; charset=utf-8').send(result);
+        return result === undefined
+          ? reply.send()
+          : reply.header('content-type', 'application/json; charset=utf-8').send(result);
       },
     });
   };
@@ -61,13 +69,43 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, regis
   route('POST', '/workspaces', 201, (request, op) => ops.createWorkspace(op, body(request)), WorkspaceCreate);
   route('GET', '/workspaces', 200, () => ops.listWorkspaces(services.db));
   route('GET', '/workspaces/:id', 200, (request) => ops.readWorkspace(services.db, id(request)));
-  route('PATCH', '/workspaces/:id', 200, (request, op) => ops.updateWorkspace(op, id(request), body(request)), WorkspacePatch);
-  route('POST', '/workspaces/:id/users', 201, (request, op) => ops.createUser(op, id(request), body(request)), UserCreate);
-  route('POST', '/workspaces/:id/api-keys', 201, (request, op) => ops.createApiKey(op, id(request), body(request)), ApiKeyCreate);
+  route(
+    'PATCH',
+    '/workspaces/:id',
+    200,
+    (request, op) => ops.updateWorkspace(op, id(request), body(request)),
+    WorkspacePatch,
+  );
+  route(
+    'POST',
+    '/workspaces/:id/users',
+    201,
+    (request, op) => ops.createUser(op, id(request), body(request)),
+    UserCreate,
+  );
+  route(
+    'POST',
+    '/workspaces/:id/api-keys',
+    201,
+    (request, op) => ops.createApiKey(op, id(request), body(request)),
+    ApiKeyCreate,
+  );
   route('GET', '/workspaces/:id/api-keys', 200, (request) => ops.listApiKeys(services.db, id(request)));
   route('POST', '/api-keys/:id/revoke', 200, (request, op) => ops.revokeApiKey(op, id(request)));
-  route('POST', '/workspaces/:id/webhook-endpoints', 201, (request, op) => ops.createWebhookEndpoint(op, id(request), body(request)), WebhookEndpointCreate);
-  route('PATCH', '/webhook-endpoints/:id', 200, (request, op) => ops.updateWebhookEndpoint(op, id(request), body(request)), WebhookEndpointPatch);
+  route(
+    'POST',
+    '/workspaces/:id/webhook-endpoints',
+    201,
+    (request, op) => ops.createWebhookEndpoint(op, id(request), body(request)),
+    WebhookEndpointCreate,
+  );
+  route(
+    'PATCH',
+    '/webhook-endpoints/:id',
+    200,
+    (request, op) => ops.updateWebhookEndpoint(op, id(request), body(request)),
+    WebhookEndpointPatch,
+  );
   route('DELETE', '/webhook-endpoints/:id', 204, async (request, op) => {
     await ops.deleteWebhookEndpoint(op, id(request));
     return undefined;
@@ -94,6 +132,8 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, regis
   app.get('/metrics', async (_request, reply) => {
     const limiter = services.limiter as { fallbackCount?: number };
     if (limiter.fallbackCount !== undefined) services.metrics.rateLimiterFallback.set(limiter.fallbackCount);
-    return reply.header('content-type', services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+    return reply
+      .header('content-type', services.metrics.registry.contentType)
+      .send(await services.metrics.registry.metrics());
   });
 }

@@ -17,12 +17,21 @@ export interface DemoWorkspace {
   created: Record<string, number>;
 }
 
-export async function createDemoWorkspace(db: Db, options: { suppliers?: number } = {}): Promise<DemoWorkspace> {
+export async function createDemoWorkspace(
+  db: Db,
+  options: { suppliers?: number } = {},
+): Promise<DemoWorkspace> {
   const op = { db, allowInsecureWebhookUrls: false };
   const workspace = JSON.parse(await createWorkspace(op, { name: 'Demo workspace', plan: 'enterprise' }));
-  const user = JSON.parse(await createUser(op, workspace.id, { name: 'Demo Admin', email: 'admin@demo.example' }));
+  const user = JSON.parse(
+    await createUser(op, workspace.id, { name: 'Demo Admin', email: 'admin@demo.example' }),
+  );
   const key = JSON.parse(
-    await createApiKey(op, workspace.id, { name: 'Demo key (every scope)', scopes: [...SCOPES], created_by: user.id }),
+    await createApiKey(op, workspace.id, {
+      name: 'Demo key (every scope)',
+      scopes: [...SCOPES],
+      created_by: user.id,
+    }),
   );
   const document = generateSeedDocument({ size: { suppliers: options.suppliers ?? 60 }, seed: 20_26 });
   const known = new Set(importCollectionNames());

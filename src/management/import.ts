@@ -2,7 +2,7 @@
 // public field names. Records are validated against the same resource definitions the API serializes from,
 // references must resolve inside the workspace, and the whole document is written in one transaction.
 import { randomUUID } from 'node:crypto';
-import { Type, type TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { invalidRequest, validationFailed } from '../http/errors.js';
 import { checker } from '../http/validation.js';
 import type { Resource } from '../resources/resource.js';
@@ -123,13 +123,19 @@ export async function importDocument(
       if (!rows) continue;
       for (const [field, target] of Object.entries(collection.refs ?? {})) {
         const targetCollection = known.get(target) as ImportCollection;
-        const wanted = [...new Set(rows.map((row) => row[field]).filter((value): value is string => typeof value === 'string'))]
-          .filter((id) => !idsInDocument.get(target)?.has(id));
+        const wanted = [
+          ...new Set(
+            rows.map((row) => row[field]).filter((value): value is string => typeof value === 'string'),
+          ),
+        ].filter((id) => !idsInDocument.get(target)?.has(id));
         const stored = await existingIds(tx, targetCollection.resource.table, workspaceId, wanted);
         rows.forEach((row, index) => {
           const value = row[field];
           if (typeof value === 'string' && !idsInDocument.get(target)?.has(value) && !stored.has(value)) {
-            fail(`${collection.name}[${index}].${field}`, `does not match a ${target} record of this workspace`);
+            fail(
+              `${collection.name}[${index}].${field}`,
+              `does not match a ${target} record of this workspace`,
+            );
           }
         });
       }
@@ -139,7 +145,11 @@ export async function importDocument(
         rows.forEach((row, index) => {
           if (fields.some((name) => row[name] === null || row[name] === undefined)) return;
           const value = JSON.stringify(fields.map((name) => row[name]));
-          if (seen.has(value)) fail(`${collection.name}[${index}].${fields.at(-1)}`, `repeats ${fields.join(', ')} of ${collection.name}[${seen.get(value)}]`);
+          if (seen.has(value))
+            fail(
+              `${collection.name}[${index}].${fields.at(-1)}`,
+              `repeats ${fields.join(', ')} of ${collection.name}[${seen.get(value)}]`,
+            );
           else seen.set(value, index);
         });
         const clashes = await tx.query<{ v: string }>(
@@ -148,12 +158,20 @@ export async function importDocument(
              join json_populate_recordset(null::${collection.resource.table}, $2::json) r
                on ${fields.map((name) => `t.${name} = r.${name}`).join(' and ')}
             where t.workspace_id = $1 and t.id <> r.id`,
-          [workspaceId, JSON.stringify(rows.map((row) => Object.fromEntries([...fields, 'id'].map((name) => [name, row[name]]))))],
+          [
+            workspaceId,
+            JSON.stringify(
+              rows.map((row) => Object.fromEntries([...fields, 'id'].map((name) => [name, row[name]]))),
+            ),
+          ],
         );
         const taken = new Set(clashes.map((row) => JSON.stringify(JSON.parse(row.v))));
         rows.forEach((row, index) => {
           if (taken.has(JSON.stringify(fields.map((name) => row[name])))) {
-            fail(`${collection.name}[${index}].${fields.at(-1)}`, `is already used by another ${collection.name} record`);
+            fail(
+              `${collection.name}[${index}].${fields.at(-1)}`,
+              `is already used by another ${collection.name} record`,
+            );
           }
         });
       }
@@ -182,7 +200,12 @@ export async function importDocument(
   });
 }
 
-async function existingIds(tx: Queryable, table: string, workspaceId: string, ids: string[]): Promise<Set<string>> {
+async function existingIds(
+  tx: Queryable,
+  table: string,
+  workspaceId: string,
+  ids: string[],
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await tx.query<{ id: string }>(
     `select id from ${table} where workspace_id = $1 and id = any($2::uuid[])`,

@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { checkWebhookUrl } from '../events/address-policy.js';
 import { generateSigningSecret } from '../events/signing.js';
 import { notFound, validationFailed } from '../http/errors.js';
+import { generateApiKey } from '../security/secrets.js';
 import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
-import { generateApiKey } from '../security/secrets.js';
 import { ApiKey, User, WebhookEndpoint, Workspace } from './schemas.js';
 
 export interface Operator {
@@ -31,7 +31,12 @@ async function one(q: Queryable, sql: string, params: unknown[], what: string): 
 }
 
 export const readWorkspace = (q: Queryable, id: string) =>
-  one(q, `select ${Workspace.json('t', { pii: true })} as j from workspaces t where t.id = $1`, [id], 'workspace');
+  one(
+    q,
+    `select ${Workspace.json('t', { pii: true })} as j from workspaces t where t.id = $1`,
+    [id],
+    'workspace',
+  );
 
 export async function listWorkspaces(q: Queryable): Promise<string> {
   const rows = await q.query<{ j: string }>(
@@ -52,7 +57,13 @@ export async function createWorkspace(
       input.plan,
       input.assessment_quota ?? 100,
     ]);
-    await recordAudit(tx, { ...systemActor(op, id), action: 'workspace.created', targetType: 'workspace', targetId: id, metadata: { plan: input.plan } });
+    await recordAudit(tx, {
+      ...systemActor(op, id),
+      action: 'workspace.created',
+      targetType: 'workspace',
+      targetId: id,
+      metadata: { plan: input.plan },
+    });
     return readWorkspace(tx, id);
   });
 }
@@ -70,7 +81,13 @@ export async function updateWorkspace(
       [id, input.name ?? null, input.plan ?? null, input.assessment_quota ?? null],
     );
     if (rows.length === 0) throw notFound('workspace');
-    await recordAudit(tx, { ...systemActor(op, id), action: 'workspace.updated', targetType: 'workspace', targetId: id, metadata: { changes: input } });
+    await recordAudit(tx, {
+      ...systemActor(op, id),
+      action: 'workspace.updated',
+      targetType: 'workspace',
+      targetId: id,
+      metadata: { changes: input },
+    });
     return readWorkspace(tx, id);
   });
   op.onAuthChange?.();
@@ -82,7 +99,11 @@ async function requireWorkspace(q: Queryable, id: string): Promise<void> {
   if (rows.length === 0) throw notFound('workspace');
 }
 
-export async function createUser(op: Operator, workspaceId: string, input: { name: string; email: string }): Promise<string> {
+export async function createUser(
+  op: Operator,
+  workspaceId: string,
+  input: { name: string; email: string },
+): Promise<string> {
   const id = randomUUID();
   return op.db.transaction(async (tx) => {
     await requireWorkspace(tx, workspaceId);
@@ -92,8 +113,18 @@ export async function createUser(op: Operator, workspaceId: string, input: { nam
       input.name,
       input.email,
     ]);
-    await recordAudit(tx, { ...systemActor(op, workspaceId), action: 'user.created', targetType: 'user', targetId: id });
-    return one(tx, `select ${User.json('t', { pii: true })} as j from users t where t.workspace_id = $1 and t.id = $2`, [workspaceId, id], 'user');
+    await recordAudit(tx, {
+      ...systemActor(op, workspaceId),
+      action: 'user.created',
+      targetType: 'user',
+      targetId: id,
+    });
+    return one(
+      tx,
+      `select ${User.json('t', { pii: true })} as j from users t where t.workspace_id = $1 and t.id = $2`,
+      [workspaceId, id],
+      'user',
+    );
   });
 }
 
@@ -108,12 +139,24 @@ export async function createApiKey(
   const key = generateApiKey();
   const json = await op.db.transaction(async (tx) => {
     await requireWorkspace(tx, workspaceId);
-    const creator = await tx.query('select 1 from users where workspace_id = $1 and id = $2', [workspaceId, input.created_by]);
+    const creator = await tx.query('select 1 from users where workspace_id = $1 and id = $2', [
+      workspaceId,
+      input.created_by,
+    ]);
     if (creator.length === 0) throw validationFailed({ created_by: 'is not a user of this workspace' });
     await tx.query(
       `insert into api_keys (workspace_id, id, name, prefix, secret_hash, scopes, created_by, expires_at)
        values ($1, $2, $3, $4, $5, $6::text[], $7, $8::timestamptz)`,
-      [workspaceId, id, input.name, key.prefix, key.hash, input.scopes, input.created_by, input.expires_at ?? null],
+      [
+        workspaceId,
+        id,
+        input.name,
+        key.prefix,
+        key.hash,
+        input.scopes,
+        input.created_by,
+        input.expires_at ?? null,
+      ],
     );
     await recordAudit(tx, {
       ...systemActor(op, workspaceId),
@@ -122,7 +165,12 @@ export async function createApiKey(
       targetId: id,
       metadata: { scopes: input.scopes, created_by: input.created_by },
     });
-    return one(tx, `select ${keyJson} as j from api_keys t where t.workspace_id = $1 and t.id = $2`, [workspaceId, id], 'api key');
+    return one(
+      tx,
+      `select ${keyJson} as j from api_keys t where t.workspace_id = $1 and t.id = $2`,
+      [workspaceId, id],
+      'api key',
+    );
   });
   // The secret appears in this response only.
   return `${json.slice(0, -1)},"secret":${JSON.stringify(key.secret)}}`;
@@ -144,7 +192,12 @@ export async function revokeApiKey(op: Operator, keyId: string): Promise<string>
       [keyId],
     );
     if (!row) throw notFound('api key');
-    await recordAudit(tx, { ...systemActor(op, row.workspace_id), action: 'api_key.revoked', targetType: 'api_key', targetId: keyId });
+    await recordAudit(tx, {
+      ...systemActor(op, row.workspace_id),
+      action: 'api_key.revoked',
+      targetType: 'api_key',
+      targetId: keyId,
+    });
     return one(tx, `select ${keyJson} as j from api_keys t where t.id = $1`, [keyId], 'api key');
   });
   op.onAuthChange?.();
@@ -173,8 +226,19 @@ export async function createWebhookEndpoint(
        values ($1, $2, $3, $4, $5::text[], $6)`,
       [workspaceId, id, input.url, input.description ?? null, input.events, secret],
     );
-    await recordAudit(tx, { ...systemActor(op, workspaceId), action: 'webhook_endpoint.created', targetType: 'webhook_endpoint', targetId: id, metadata: { url: input.url, events: input.events } });
-    return one(tx, `select ${endpointJson} as j from webhook_endpoints t where t.id = $1`, [id], 'webhook endpoint');
+    await recordAudit(tx, {
+      ...systemActor(op, workspaceId),
+      action: 'webhook_endpoint.created',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      metadata: { url: input.url, events: input.events },
+    });
+    return one(
+      tx,
+      `select ${endpointJson} as j from webhook_endpoints t where t.id = $1`,
+      [id],
+      'webhook endpoint',
+    );
   });
   // The signing secret appears in this response only.
   return `${json.slice(0, -1)},"signing_secret":${JSON.stringify(secret)}}`;
@@ -192,18 +256,44 @@ export async function updateWebhookEndpoint(
               description = case when $4::boolean then $5 else description end,
               enabled = coalesce($6, enabled), updated_at = now()
         where id = $1 returning workspace_id`,
-      [id, input.url ?? null, input.events ?? null, 'description' in input, input.description ?? null, input.enabled ?? null],
+      [
+        id,
+        input.url ?? null,
+        input.events ?? null,
+        'description' in input,
+        input.description ?? null,
+        input.enabled ?? null,
+      ],
     );
     if (!row) throw notFound('webhook endpoint');
-    await recordAudit(tx, { ...systemActor(op, row.workspace_id), action: 'webhook_endpoint.updated', targetType: 'webhook_endpoint', targetId: id, metadata: { changes: Object.keys(input) } });
-    return one(tx, `select ${endpointJson} as j from webhook_endpoints t where t.id = $1`, [id], 'webhook endpoint');
+    await recordAudit(tx, {
+      ...systemActor(op, row.workspace_id),
+      action: 'webhook_endpoint.updated',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      metadata: { changes: Object.keys(input) },
+    });
+    return one(
+      tx,
+      `select ${endpointJson} as j from webhook_endpoints t where t.id = $1`,
+      [id],
+      'webhook endpoint',
+    );
   });
 }
 
 export async function deleteWebhookEndpoint(op: Operator, id: string): Promise<void> {
   await op.db.transaction(async (tx) => {
-    const [row] = await tx.query<{ workspace_id: string }>('delete from webhook_endpoints where id = $1 returning workspace_id', [id]);
+    const [row] = await tx.query<{ workspace_id: string }>(
+      'delete from webhook_endpoints where id = $1 returning workspace_id',
+      [id],
+    );
     if (!row) throw notFound('webhook endpoint');
-    await recordAudit(tx, { ...systemActor(op, row.workspace_id), action: 'webhook_endpoint.deleted', targetType: 'webhook_endpoint', targetId: id });
+    await recordAudit(tx, {
+      ...systemActor(op, row.workspace_id),
+      action: 'webhook_endpoint.deleted',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+    });
   });
 }

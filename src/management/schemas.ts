@@ -66,7 +66,11 @@ export const WorkspaceCreate = Type.Object(
   { additionalProperties: false },
 );
 export const WorkspacePatch = Type.Object(
-  { name: Type.Optional(Name), plan: Type.Optional(StringEnum(Plans)), assessment_quota: Type.Optional(Quota) },
+  {
+    name: Type.Optional(Name),
+    plan: Type.Optional(StringEnum(Plans)),
+    assessment_quota: Type.Optional(Quota),
+  },
   { additionalProperties: false },
 );
 export const UserCreate = Type.Object(
@@ -84,7 +88,11 @@ export const ApiKeyCreate = Type.Object(
 );
 const Events = Type.Array(StringEnum(WebhookEvents), { minItems: 1, uniqueItems: true });
 export const WebhookEndpointCreate = Type.Object(
-  { url: Type.String({ minLength: 1, maxLength: 2048 }), events: Events, description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) },
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048 }),
+    events: Events,
+    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  },
   { additionalProperties: false },
 );
 export const WebhookEndpointPatch = Type.Object(

@@ -125,6 +125,9 @@ const pick = (rng: Rng, wt: Weighted, cover = -1): string => {
   return wt.values[k < 0 ? wt.values.length - 1 : k] as string;
 };
 const list = (s: string): string[] => s.split('|');
+/** The k-th name of a cycled list: 'Payroll', ..., then 'Payroll 2'. */
+const cycled = (arr: readonly string[], k: number): string =>
+  k < arr.length ? (arr[k] as string) : `${arr[k % arr.length]} ${Math.floor(k / arr.length) + 1}`;
 
 const E = {
   supplierStatus: w('active:70 inactive:12 pending:18'),
@@ -224,32 +227,47 @@ const LAST = list(
   'Andersson|Becker|Chen|Dubois|Evans|Fischer|García|Hansen|Ivanova|Johnson|Kowalski|López|Müller|Nakamura|' +
     "Okafor|Patel|Rossi|Schmidt|Tanaka|Novak|Walsh|Yılmaz|Zhang|O'Brien|Silva|Kim|Moreau|Haddad|Nguyen|Brennan",
 );
-const CONTROLS = list(
-  'ISO-A.5.1~governance~Policies for information security|ISO-A.5.7~cyber~Threat intelligence|' +
-    'ISO-A.5.15~cyber~Access control|ISO-A.5.19~governance~Information security in supplier relationships|' +
-    'ISO-A.5.23~cyber~Information security for use of cloud services|' +
-    'ISO-A.5.24~resilience~Incident management planning and preparation|' +
-    'ISO-A.5.29~resilience~Information security during disruption|' +
-    'ISO-A.5.30~resilience~ICT readiness for business continuity|ISO-A.5.34~privacy~Privacy and protection of PII|' +
-    'ISO-A.6.3~governance~Information security awareness, education and training|' +
-    'ISO-A.8.7~cyber~Protection against malware|ISO-A.8.8~cyber~Management of technical vulnerabilities|' +
-    'ISO-A.8.13~resilience~Information backup|ISO-A.8.15~cyber~Logging|ISO-A.8.24~cyber~Use of cryptography|' +
-    'NIST-ID.AM-1~governance~Physical devices and systems are inventoried|' +
-    'NIST-ID.SC-2~governance~Suppliers and third-party partners are identified and assessed|' +
-    'NIST-PR.AC-1~cyber~Identities and credentials are managed and audited|' +
-    'NIST-PR.AC-7~cyber~Users, devices and other assets are authenticated|NIST-PR.DS-1~privacy~Data-at-rest is protected|' +
-    'NIST-PR.DS-2~privacy~Data-in-transit is protected|' +
-    'NIST-PR.IP-4~resilience~Backups are conducted, maintained and tested|' +
-    'NIST-DE.CM-8~cyber~Vulnerability scans are performed|NIST-RS.CO-2~resilience~Incidents are reported consistently|' +
-    'NIST-RC.RP-1~resilience~Recovery plan is executed after an incident|' +
-    'CIS-1.1~governance~Maintain a detailed enterprise asset inventory|CIS-3.3~privacy~Configure data access control lists|' +
-    'CIS-4.1~cyber~Maintain a secure configuration process|CIS-5.2~cyber~Use unique passwords|' +
-    'CIS-6.5~cyber~Require MFA for administrative access|CIS-8.2~cyber~Collect audit logs|' +
-    'CIS-11.4~resilience~Maintain an isolated instance of recovery data|' +
-    'CIS-14.1~governance~Maintain a security awareness program|' +
-    'GDPR-ART.28~privacy~Processor contracts and sub-processor approval|' +
-    'GDPR-ART.30~privacy~Records of processing activities|GDPR-ART.33~privacy~Breach notification within 72 hours',
-).map((s) => s.split('~') as [code: string, domain: string, title: string]);
+const CONTROLS = `
+ISO-A.5.1~governance~Policies for information security
+ISO-A.5.7~cyber~Threat intelligence
+ISO-A.5.15~cyber~Access control
+ISO-A.5.19~governance~Information security in supplier relationships
+ISO-A.5.23~cyber~Information security for use of cloud services
+ISO-A.5.24~resilience~Incident management planning and preparation
+ISO-A.5.29~resilience~Information security during disruption
+ISO-A.5.30~resilience~ICT readiness for business continuity
+ISO-A.5.34~privacy~Privacy and protection of PII
+ISO-A.6.3~governance~Information security awareness, education and training
+ISO-A.8.7~cyber~Protection against malware
+ISO-A.8.8~cyber~Management of technical vulnerabilities
+ISO-A.8.13~resilience~Information backup
+ISO-A.8.15~cyber~Logging
+ISO-A.8.24~cyber~Use of cryptography
+NIST-ID.AM-1~governance~Physical devices and systems are inventoried
+NIST-ID.SC-2~governance~Suppliers and third-party partners are identified and assessed
+NIST-PR.AC-1~cyber~Identities and credentials are managed and audited
+NIST-PR.AC-7~cyber~Users, devices and other assets are authenticated
+NIST-PR.DS-1~privacy~Data-at-rest is protected
+NIST-PR.DS-2~privacy~Data-in-transit is protected
+NIST-PR.IP-4~resilience~Backups are conducted, maintained and tested
+NIST-DE.CM-8~cyber~Vulnerability scans are performed
+NIST-RS.CO-2~resilience~Incidents are reported consistently
+NIST-RC.RP-1~resilience~Recovery plan is executed after an incident
+CIS-1.1~governance~Maintain a detailed enterprise asset inventory
+CIS-3.3~privacy~Configure data access control lists
+CIS-4.1~cyber~Maintain a secure configuration process
+CIS-5.2~cyber~Use unique passwords
+CIS-6.5~cyber~Require MFA for administrative access
+CIS-8.2~cyber~Collect audit logs
+CIS-11.4~resilience~Maintain an isolated instance of recovery data
+CIS-14.1~governance~Maintain a security awareness program
+GDPR-ART.28~privacy~Processor contracts and sub-processor approval
+GDPR-ART.30~privacy~Records of processing activities
+GDPR-ART.33~privacy~Breach notification within 72 hours~
+`
+  .trim()
+  .split('\n')
+  .map((s) => s.split('~') as [code: string, domain: string, title: string]);
 const FINDINGS = list(
   'no documented evidence was provided|the policy exists but has not been reviewed in over two years|' +
     'the control is implemented for production only|ownership is not assigned|testing is not performed regularly|' +
@@ -346,6 +364,9 @@ const INSIGHTS: Record<string, string> = {
   assessment_velocity: 'Median assessment cycle time is {n} days',
   other: '{n} suppliers have no assigned business owner',
 };
+const JUSTIFICATIONS = list(
+  'compensating controls in place|exit planned|cost of mitigation exceeds exposure',
+);
 const NOTES = list(
   'Supplier confirmed the fix is scheduled.|Evidence uploaded, pending review.|Waiting on supplier response.|' +
     'Discussed in the quarterly business review.|Compensating control accepted by the CISO.',
@@ -383,31 +404,11 @@ const iso = (ms: number): string => {
 const fill = (s: string, v: Record<string, string | number>): string =>
   s.replace(/\{(\w+)\}/g, (_, k: string) => String(v[k]));
 
-const KIND = [
-  'suppliers',
-  'assessments',
-  'gaps',
-  'reports',
-  'assets',
-  'business_processes',
-  'products_services',
-  'processing_activities',
-  'bia',
-  'threats',
-  'risks',
-  'risk_treatments',
-  'risk_acceptances',
-  'action_plans',
-  'action_plan_items',
-  'alerts',
-  'insights',
-  'audit_logs',
-  'areas',
-  'users',
-  'api_keys',
-  'webhook_endpoints',
-  'subscriptions',
-];
+const KIND = list(
+  'suppliers|assessments|gaps|reports|assets|business_processes|products_services|processing_activities|' +
+    'bia|threats|risks|risk_treatments|risk_acceptances|action_plans|action_plan_items|alerts|insights|' +
+    'audit_logs|areas|users|api_keys|webhook_endpoints|subscriptions',
+);
 const KIND_NO = new Map(KIND.map((k, n) => [k, n + 1]));
 
 interface Ctx {
@@ -942,7 +943,7 @@ function buildRisk(u: Unit, r: RiskPlan, s: SupplierInfo) {
       id: aid,
       risk_id: id,
       status: st,
-      justification: `Residual risk within appetite; ${rng.pick(['compensating controls in place', 'exit planned', 'cost of mitigation exceeds exposure'])}.`,
+      justification: `Residual risk within appetite; ${rng.pick(JUSTIFICATIONS)}.`,
       accepted_exposure: exposure ?? rng.money(10_000, 1_000_000),
       valid_from: iso(validFrom),
       valid_until: iso(validUntil),
@@ -985,11 +986,12 @@ function buildShared(u: Unit, p: UnitPlan) {
   for (let j = range.business_processes[0]; j < range.business_processes[1]; j++) {
     const [index, id] = u.next('business_processes');
     const area = index % AREAS.length;
+    const process = PROCESSES[index % PROCESSES.length] as string;
     const created = u.recent();
     u.emit('business_processes', created, u.after(created, 200 * DAY), {
       id,
-      name: `${PROCESSES[index % PROCESSES.length]}${index >= PROCESSES.length ? ` (${AREAS[area]} ${Math.floor(index / PROCESSES.length) + 1})` : ''}`,
-      description: `Steps, owners and systems supporting ${(PROCESSES[index % PROCESSES.length] as string).toLowerCase()}.`,
+      name: cycled(PROCESSES, index),
+      description: `Steps, owners and systems supporting ${process.toLowerCase()}.`,
       area_id: idFor(ctx, 'areas', area),
       area_name: AREAS[area],
       criticality: crit(index),
@@ -999,7 +1001,7 @@ function buildShared(u: Unit, p: UnitPlan) {
   for (let j = range.products_services[0]; j < range.products_services[1]; j++) {
     const [index, id] = u.next('products_services');
     const created = u.recent();
-    const name = `${OFFERINGS[index % OFFERINGS.length]}${index >= OFFERINGS.length ? ` ${Math.floor(index / OFFERINGS.length) + 1}` : ''}`;
+    const name = cycled(OFFERINGS, index);
     u.emit('products_services', created, u.after(created, 200 * DAY), {
       id,
       name,
@@ -1037,7 +1039,10 @@ function buildShared(u: Unit, p: UnitPlan) {
     const created = u.recent();
     u.emit('processing_activities', created, u.after(created, 200 * DAY), {
       id,
-      name: `${process} records${index >= PROCESSES.length ? ` ${Math.floor(index / PROCESSES.length) + 1}` : ''}`,
+      name: cycled(
+        PROCESSES.map((p) => `${p} records`),
+        index,
+      ),
       purpose: `Personal data processed to run ${process.toLowerCase()}.`,
       legal_basis: pick(rng, E.legalBasis, index),
       data_categories: categories,
@@ -1055,9 +1060,11 @@ function buildShared(u: Unit, p: UnitPlan) {
     const region = rng.pick(REGIONS[provider ?? 'manual'] as string[]);
     const base = `${rng.pick(ASSET_NAMES[type] as string[])}-${index}`;
     const hex = rng.hex(2);
+    const account = 100000000000 + (index % 7) * 111111111;
+    const subscription = idFor(ctx, 'subscriptions', index % 3);
     const externalId = {
-      aws: `arn:aws:ec2:${region}:${100000000000 + (index % 7) * 111111111}:instance/i-0${hex.slice(0, 8)}${index.toString(16).padStart(8, '0')}`,
-      azure: `/subscriptions/${idFor(ctx, 'subscriptions', index % 3)}/resourceGroups/rg-${region}/providers/Microsoft.Compute/virtualMachines/${base}`,
+      aws: `arn:aws:ec2:${region}:${account}:instance/i-0${hex.slice(0, 8)}${index.toString(16).padStart(8, '0')}`,
+      azure: `/subscriptions/${subscription}/resourceGroups/rg-${region}/providers/Microsoft.Compute/virtualMachines/${base}`,
       gcp: `projects/prod-${index % 5}/zones/${region}-b/instances/${base}`,
       oci: `ocid1.instance.oc1.${region}.${hex}${index.toString(36)}`,
       manual: `CMDB-${String(index + 1).padStart(6, '0')}`,
@@ -1091,7 +1098,7 @@ function buildShared(u: Unit, p: UnitPlan) {
     u.emit('threats', created, u.after(created, 100 * DAY), {
       id,
       title,
-      description: `${title}${cve ? `, exploiting ${cve}` : ''}. Reported likelihood depends on exposure of the affected asset.`,
+      description: `${title}${cve ? `, exploiting ${cve}` : ''}. Likelihood depends on the exposure of the asset.`,
       severity: pick(rng, E.threatSeverity, index),
       status: pick(rng, E.threatStatus, index),
       source: pick(rng, E.threatSource, index),
@@ -1114,7 +1121,7 @@ function buildShared(u: Unit, p: UnitPlan) {
       category,
       severity: pick(rng, E.alertSeverity, index),
       title,
-      body: `${title}. Generated from workspace data as of ${date(created)}; review the underlying records for details.`,
+      body: `${title}. Computed from workspace data as of ${date(created)}; see the underlying records.`,
     });
   }
   for (let j = range.org_alerts[0]; j < range.org_alerts[1]; j++) alert(u, null);
@@ -1150,13 +1157,14 @@ function buildUnit(ctx: Ctx, counters: Map<string, number>, p: UnitPlan): [strin
   if (p.summary) {
     const [, id] = u.next('reports');
     const at = u.rng.time(s.created, ctx.now);
+    const summary = narrative(u, s, u.rng.int(40, 95), u.rng.int(0, 12), null);
     u.emit('reports', at, at, {
       id,
       supplier_id: s.id,
       assessment_id: null,
       title: `${s.name}: executive summary`,
       report_type: 'executive_summary',
-      narrative: `${s.name} supports ${u.rng.int(1, 6)} business processes. ${narrative(u, s, u.rng.int(40, 95), u.rng.int(0, 12), null)}`,
+      narrative: `${s.name} supports ${u.rng.int(1, 6)} business processes. ${summary}`,
       generated_at: iso(at),
     });
   }

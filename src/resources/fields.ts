@@ -1,13 +1,20 @@
 // The vocabulary of field types shared by every resource schema.
-import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { type TSchema, type TUnsafe, Type } from 'typebox';
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const DateTime = Type.String({ format: 'date-time' });
 export const DateOnly = Type.String({ format: 'date' });
 export const Usd = Type.Number({ description: 'Amount in US dollars (see `currency`).' });
 
-export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  description?: string,
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({
+    type: 'string',
+    enum: [...values],
+    ...(description ? { description } : {}),
+  });
 }
 
 export function Nullable<S extends TSchema>(schema: S) {

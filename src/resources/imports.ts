@@ -1,8 +1,15 @@
 // The collections of the Import document, in dependency order (parents first).
 import { registerImportCollection } from '../management/import.js';
+import { registerActionPlansImports } from './action-plans/import.js';
+import { registerAlertsImports } from './alerts/import.js';
+import { registerAssessmentsImports } from './assessments/import.js';
 import { Assessment } from './assessments/schema.js';
-import { Supplier } from './suppliers/schema.js';
+import { registerAssetsImports } from './assets/import.js';
 import { AuditLog } from './audit-logs/schema.js';
+import { registerContextImports } from './context/import.js';
+import { registerReportsImports } from './reports/import.js';
+import { registerRisksImports } from './risks/import.js';
+import { Supplier } from './suppliers/schema.js';
 
 registerImportCollection({
   name: 'suppliers',
@@ -14,6 +21,7 @@ registerImportCollection({
   },
 });
 
+// Gaps and the assessment collections' own extras come from the assessments area.
 registerImportCollection({
   name: 'assessments',
   resource: Assessment,
@@ -22,9 +30,18 @@ registerImportCollection({
   internalColumns: ['completion_emitted_at'],
   // An assessment imported as completed has already completed: it never emits assessment.completed.
   normalize(record) {
-    if (record.status === 'completed') record.completion_emitted_at = record.completed_at ?? new Date().toISOString();
+    if (record.status === 'completed')
+      record.completion_emitted_at = record.completed_at ?? new Date().toISOString();
   },
 });
+registerAssessmentsImports();
+
+registerReportsImports();
+registerAssetsImports();
+registerContextImports();
+registerRisksImports();
+registerActionPlansImports();
+registerAlertsImports();
 
 registerImportCollection({
   name: 'audit_logs',

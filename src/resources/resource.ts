@@ -1,7 +1,7 @@
 // A resource is defined once: its fields' schemas give validation, the OpenAPI entry, the TypeScript type, and
 // the SQL that serializes rows to JSON inside PostgreSQL (no field list is written twice, and a column the
 // schema does not declare can never leave the server).
-import { Type, type TObject, type TSchema } from 'typebox';
+import { type TObject, type TSchema, Type } from 'typebox';
 
 export interface FieldSpec<S extends TSchema = TSchema> {
   schema: S;
@@ -13,7 +13,10 @@ export interface FieldSpec<S extends TSchema = TSchema> {
   required?: boolean;
 }
 
-export function field<S extends TSchema>(schema: S, options: Omit<FieldSpec<S>, 'schema'> = {}): FieldSpec<S> {
+export function field<S extends TSchema>(
+  schema: S,
+  options: Omit<FieldSpec<S>, 'schema'> = {},
+): FieldSpec<S> {
   return { schema, ...options };
 }
 
@@ -73,12 +76,14 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
           .filter(([, spec]) => pii || !spec.pii)
           .map(([name, spec]) => {
             const expression =
-              spec.sql?.replaceAll('$t', alias) ?? (isDateTime(spec.schema) ? `iso(${alias}.${name})` : `${alias}.${name}`);
+              spec.sql?.replaceAll('$t', alias) ??
+              (isDateTime(spec.schema) ? `iso(${alias}.${name})` : `${alias}.${name}`);
             return `'${name}', ${expression}`;
           });
         // json_build_object takes at most 100 arguments: build in chunks and merge.
         const chunks: string[] = [];
-        for (let i = 0; i < pairs.length; i += 50) chunks.push(`jsonb_build_object(${pairs.slice(i, i + 50).join(', ')})`);
+        for (let i = 0; i < pairs.length; i += 50)
+          chunks.push(`jsonb_build_object(${pairs.slice(i, i + 50).join(', ')})`);
         sql =
           chunks.length === 1
             ? `json_build_object(${pairs.join(', ')})::text`

@@ -27,7 +27,11 @@ export function loadMigrations(): Migration[] {
   return readdirSync(dir)
     .filter((file) => /^\d{4}_.+\.sql$/.test(file))
     .sort()
-    .map((file) => ({ version: Number(file.slice(0, 4)), name: file, sql: readFileSync(join(dir, file), 'utf8') }));
+    .map((file) => ({
+      version: Number(file.slice(0, 4)),
+      name: file,
+      sql: readFileSync(join(dir, file), 'utf8'),
+    }));
 }
 
 export async function migrate(db: Db): Promise<string[]> {
@@ -38,13 +42,18 @@ export async function migrate(db: Db): Promise<string[]> {
       'create table if not exists schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())',
     );
     const applied = new Set(
-      (await tx.query<{ version: number }>('select version from schema_migrations')).map((row) => row.version),
+      (await tx.query<{ version: number }>('select version from schema_migrations')).map(
+        (row) => row.version,
+      ),
     );
     const done: string[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       await execScript(tx, migration.sql);
-      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
+      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
       done.push(migration.name);
     }
     return done;

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from './db.js';
 
 export async function readSetting(db: Queryable, name: string): Promise<string | null> {
-  const rows = await db.query<{ value: string }>('select value from service_settings where name = $1', [name]);
+  const rows = await db.query<{ value: string }>('select value from service_settings where name = $1', [
+    name,
+  ]);
   return rows[0]?.value ?? null;
 }
 

@@ -21,7 +21,9 @@ function rewrite(sql: string, guarded: boolean): string {
     if (!sql.includes('$ws')) throw new Error(`Tenant query without $ws: ${sql.slice(0, 80)}`);
     const shift = guarded ? 2 : 1;
     const workspace = guarded ? '(select live_workspace($1::uuid, $2::uuid))' : '$1::uuid';
-    text = sql.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + shift}`).replaceAll('$ws', workspace);
+    text = sql
+      .replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + shift}`)
+      .replaceAll('$ws', workspace);
     rewritten.set(cacheKey, text);
   }
   return text;

@@ -3,6 +3,9 @@
 // (scripts/run-tests.mjs makes the template). Every test creates its own workspaces through the
 // management API: there are no seeded ids.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -84,7 +87,8 @@ export class Harness {
   static async start(options: HarnessOptions = {}): Promise<Harness> {
     const { db, drop } = await openTestDatabase();
     const adminToken = generateAdminToken();
-    const config = loadConfig({ WEBHOOK_ALLOW_INSECURE_URLS: 'false', ...options.env });
+    const dataDir = await mkdtemp(join(tmpdir(), 'tprm-test-'));
+    const config = loadConfig({ WEBHOOK_ALLOW_INSECURE_URLS: 'false', DATA_DIR: dataDir, ...options.env });
     const services = await createServices({
       config,
       db,
@@ -92,7 +96,12 @@ export class Harness {
       limiter: options.limiter ?? createMemoryRateLimiter(),
       adminTokenHash: sha256(adminToken),
       metrics: createMetrics(),
-      buckets: { workspace: GENEROUS_BUCKETS, address: GENEROUS_BUCKETS, pdf: GENEROUS_BUCKETS, ...options.buckets },
+      buckets: {
+        workspace: GENEROUS_BUCKETS,
+        address: GENEROUS_BUCKETS,
+        pdf: GENEROUS_BUCKETS,
+        ...options.buckets,
+      },
       authCacheTtlMs: options.authCacheTtlMs,
     });
     const publicApp = buildPublicApp(services);
@@ -119,7 +128,12 @@ export class Harness {
   }
 
   /** A request to the management API with the admin token (or `token`). */
-  async admin(method: string, url: string, body?: unknown, token: string | null = this.adminToken): Promise<Response> {
+  async admin(
+    method: string,
+    url: string,
+    body?: unknown,
+    token: string | null = this.adminToken,
+  ): Promise<Response> {
     const response = await this.adminApp.inject({
       method: method as 'GET',
       url,
@@ -136,7 +150,13 @@ export class Harness {
   async api(
     method: string,
     url: string,
-    options: { key?: string | null; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; remoteAddress?: string } = {},
+    options: {
+      key?: string | null;
+      body?: unknown;
+      rawBody?: string | Buffer;
+      headers?: Record<string, string>;
+      remoteAddress?: string;
+    } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -148,7 +168,13 @@ export class Harness {
     }
     const response = await this.publicApp.inject({
       method: method as 'GET',
-      url: url.startsWith('/v1') || url.startsWith('/files') || url.startsWith('/openapi') || url.startsWith('/docs') ? url : `/v1${url}`,
+      url:
+        url.startsWith('/v1') ||
+        url.startsWith('/files') ||
+        url.startsWith('/openapi') ||
+        url.startsWith('/docs')
+          ? url
+          : `/v1${url}`,
       headers,
       payload,
       remoteAddress: options.remoteAddress,
@@ -157,15 +183,28 @@ export class Harness {
   }
 
   /** A new workspace with one user and one key (every scope unless told otherwise). */
-  async workspace(options: { plan?: string; scopes?: readonly string[]; name?: string; expiresAt?: string } = {}): Promise<TestWorkspace> {
-    const ws = await this.admin('POST', '/admin/workspaces', { name: options.name ?? 'Test workspace', plan: options.plan ?? 'enterprise' });
+  async workspace(
+    options: { plan?: string; scopes?: readonly string[]; name?: string; expiresAt?: string } = {},
+  ): Promise<TestWorkspace> {
+    const ws = await this.admin('POST', '/admin/workspaces', {
+      name: options.name ?? 'Test workspace',
+      plan: options.plan ?? 'enterprise',
+    });
     if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${ws.body}`);
-    const user = await this.admin('POST', `/admin/workspaces/${ws.json.id}/users`, { name: 'Test User', email: 'user@test.example' });
+    const user = await this.admin('POST', `/admin/workspaces/${ws.json.id}/users`, {
+      name: 'Test User',
+      email: 'user@test.example',
+    });
     const key = await this.key(ws.json.id, user.json.id, options.scopes ?? SCOPES, options.expiresAt);
     return { id: ws.json.id, userId: user.json.id, key: key.secret, keyId: key.id };
   }
 
-  async key(workspaceId: string, userId: string, scopes: readonly string[], expiresAt?: string): Promise<{ id: string; secret: string }> {
+  async key(
+    workspaceId: string,
+    userId: string,
+    scopes: readonly string[],
+    expiresAt?: string,
+  ): Promise<{ id: string; secret: string }> {
     const key = await this.admin('POST', `/admin/workspaces/${workspaceId}/api-keys`, {
       name: 'test key',
       scopes,

@@ -23,7 +23,7 @@ export const Assessment = defineResource({
     sent_at: field(Nullable(DateTime)),
     completed_at: field(Nullable(DateTime)),
     expires_at: field(Nullable(DateTime), {
-      sql: "iso($t.completed_at + make_interval(days => $t.validity_days))",
+      sql: 'iso($t.completed_at + make_interval(days => $t.validity_days))',
     }),
     gap_count: field(Type.Integer({ minimum: 0 }), {
       sql: '(select count(*)::int from gaps g where g.workspace_id = $t.workspace_id and g.assessment_id = $t.id)',

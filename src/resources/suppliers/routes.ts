@@ -1,7 +1,7 @@
 // GET /suppliers, POST /suppliers, GET /suppliers/{id}.
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { ApiError, conflict, notFound } from '../../http/errors.js';
+import { type ApiError, conflict, notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
 import type { TenantDb } from '../../storage/tenant.js';
@@ -25,7 +25,10 @@ const listSuppliers = listRoute({
       criticality: { schema: StringEnum(Criticality), where: 't.criticality = ?' },
       risk_group: { schema: StringEnum(RiskGroup), where: 't.risk_group = ?' },
       vendor_profile: { schema: StringEnum(VendorProfile), where: 't.vendor_profile = ?' },
-      tag: { schema: Type.String({ minLength: 1, maxLength: 64, description: 'Suppliers carrying this tag.' }), where: 't.tags @> array[?::text]' },
+      tag: {
+        schema: Type.String({ minLength: 1, maxLength: 64, description: 'Suppliers carrying this tag.' }),
+        where: 't.tags @> array[?::text]',
+      },
       updated_since: { schema: DateTime, where: 't.updated_at >= ?::timestamptz' },
     },
   },

@@ -1,20 +1,36 @@
 // Supplier: risk-data-api.md "Supplier", resources.md "Supplier", decisions 6 and 41.
 import { Type } from 'typebox';
-import { Criticality, DateTime, FreeObject, Nullable, RiskGroup, StringEnum, SupplierSize, SupplierStatus, Usd, Uuid, VendorProfile } from '../fields.js';
+import {
+  Criticality,
+  DateTime,
+  FreeObject,
+  Nullable,
+  RiskGroup,
+  StringEnum,
+  SupplierSize,
+  SupplierStatus,
+  Usd,
+  Uuid,
+  VendorProfile,
+} from '../fields.js';
 import { defineResource, field } from '../resource.js';
 
 const Domain = Type.String({
   minLength: 1,
   maxLength: 253,
-  pattern: '^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$',
+  pattern:
+    '^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$',
   description: 'Unique within the workspace (compared case-insensitively, stored lowercased).',
 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Tag = Type.String({ minLength: 1, maxLength: 64 });
 const Tags = Type.Array(Tag, { maxItems: 32, uniqueItems: true });
-const Contact = Type.Object({ name: Nullable(Type.String({ maxLength: 200 })), email: Nullable(Email) }, {
-  additionalProperties: false,
-});
+const Contact = Type.Object(
+  { name: Nullable(Type.String({ maxLength: 200 })), email: Nullable(Email) },
+  {
+    additionalProperties: false,
+  },
+);
 
 export const supplierFields = {
   id: field(Uuid),
@@ -24,12 +40,16 @@ export const supplierFields = {
   size: field(Nullable(StringEnum(SupplierSize))),
   country: field(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
   status: field(StringEnum(SupplierStatus)),
-  is_active: field(Type.Boolean({ description: 'True exactly when status is active.' }), { sql: "($t.status = 'active')" }),
+  is_active: field(Type.Boolean({ description: 'True exactly when status is active.' }), {
+    sql: "($t.status = 'active')",
+  }),
   criticality: field(Nullable(StringEnum(Criticality))),
   risk_group: field(Nullable(StringEnum(RiskGroup))),
   vendor_profile: field(Nullable(StringEnum(VendorProfile))),
   tags: field(Tags),
-  source: field(Type.String({ maxLength: 50, description: 'Always `import` for suppliers created through the API.' })),
+  source: field(
+    Type.String({ maxLength: 50, description: 'Always `import` for suppliers created through the API.' }),
+  ),
   annual_spend: field(Nullable(Usd)),
   created_at: field(DateTime),
   updated_at: field(DateTime),
@@ -65,7 +85,9 @@ export const SupplierCreate = Type.Object(
     risk_group: Type.Optional(supplierFields.risk_group.schema),
     vendor_profile: Type.Optional(supplierFields.vendor_profile.schema),
     tags: Type.Optional(Tags),
-    source: Type.Optional(Type.Unknown({ description: 'Accepted and ignored: the source is always `import`.' })),
+    source: Type.Optional(
+      Type.Unknown({ description: 'Accepted and ignored: the source is always `import`.' }),
+    ),
   },
   { additionalProperties: false },
 );

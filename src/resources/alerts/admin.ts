@@ -1,0 +1,3 @@
+import type { AdminRegistrar } from '../../management/app.js';
+
+export const alertsAdmin: AdminRegistrar = () => undefined;

@@ -1,0 +1,2 @@
+// Import collections of this area (management-api.md "Import document"), parents first.
+export function registerAlertsImports(): void {}
