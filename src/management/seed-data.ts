@@ -332,6 +332,7 @@ const RISK_TITLES: Record<string, string[]> = {
     'Key person dependency in treasury|Insufficient security awareness|High turnover in the SOC|Pandemic absenteeism',
   ),
 };
+const SOURCE_DOMAINS = list('vendor|cyber|privacy|human');
 const CATEGORY_FOR: Record<string, string> = { cyber: 'technological', privacy: 'legal', human: 'human' };
 const AREAS = list('Finance|Operations|IT|Human Resources|Sales|Legal|Customer Service');
 const PROCESSES = list(
@@ -493,7 +494,8 @@ function planUnit(ctx: Ctx, st: PlanState, i: number): UnitPlan {
   }
   const risks: RiskPlan[] = [];
   const addRisk = (supplier: boolean) => {
-    const status = pick(rng, E.riskStatus, st.risks++);
+    const index = st.risks++;
+    const status = pick(rng, E.riskStatus, index);
     const treatments =
       status === 'treated'
         ? rng.int(1, 3)
@@ -502,7 +504,8 @@ function planUnit(ctx: Ctx, st: PlanState, i: number): UnitPlan {
           : status === 'open'
             ? rng.int(0, 2)
             : 0;
-    risks.push({ status, supplier, treatments, acceptance: status === 'accepted' || rng.chance(0.04) });
+    const acceptance = status === 'accepted' || index < 3 || rng.chance(0.04);
+    risks.push({ status, supplier, treatments, acceptance });
   };
   if (i < 6 || rng.chance(0.35)) addRisk(true);
   if (i < 3 || rng.chance(0.15)) addRisk(false);
@@ -633,7 +636,7 @@ function buildSupplier(u: Unit, i: number): SupplierInfo {
   const status = pick(rng, E.supplierStatus, i);
   const criticality = pick(rng, E.criticality, i);
   const level = E.criticality.values.indexOf(criticality);
-  const profile = rng.chance(0.8) ? `P${level}` : `P${rng.int(0, 3)}`;
+  const profile = i < 4 || rng.chance(0.8) ? `P${level}` : `P${rng.int(0, 3)}`;
   const created = ctx.now - rng.time(MIN_SUPPLIER_AGE_DAYS, 730) * DAY;
   const contacts = Array.from({ length: rng.int(1, 3) }, () => {
     const person = u.person();
@@ -645,7 +648,7 @@ function buildSupplier(u: Unit, i: number): SupplierInfo {
     name,
     domain,
     industry,
-    size: pick(rng, E.size),
+    size: pick(rng, E.size, i),
     country,
     status,
     is_active: status === 'active',
@@ -653,7 +656,7 @@ function buildSupplier(u: Unit, i: number): SupplierInfo {
     risk_group: level >= 2 ? 'G1' : level === 1 ? 'G2' : 'G3',
     vendor_profile: profile,
     tags: rng.sample(TAGS, rng.int(0, 3)),
-    source: pick(rng, E.source),
+    source: pick(rng, E.source, i),
     email: `${rng.pick(['vendor-risk', 'security', 'compliance', 'privacy'])}@${domain}`,
     contacts,
     onboarding_data: {
@@ -694,7 +697,7 @@ function assessmentTimes(u: Unit, a: AssessmentPlan, t0: number) {
   } else {
     const window = a.status === 'draft' ? 60 : 120;
     created = rng.time(Math.max(t0, now - window * DAY), now - 2 * DAY);
-    sent = a.status === 'draft' ? null : created + rng.time(0, 3) * DAY;
+    sent = a.status === 'draft' ? null : rng.time(created, Math.min(created + 3 * DAY, now - HOUR));
   }
   const deadline =
     sent === null ? (rng.chance(0.5) ? created + 45 * DAY : null) : sent + rng.int(30, 60) * DAY;
@@ -840,7 +843,7 @@ function buildActionPlan(
   const controls = rng.sample(gaps, Math.min(gaps.length, n));
   for (let k = 0; k < n; k++) {
     const [, iid] = u.next('action_plan_items');
-    const itemStatus = pick(rng, ITEM_STATUS[status] as Weighted);
+    const itemStatus = pick(rng, ITEM_STATUS[status] as Weighted, u.tick(`#items-${status}`));
     const due =
       itemStatus === 'overdue'
         ? rng.time(Math.min(created, ctx.now - 10 * DAY), ctx.now - 2 * DAY)
@@ -883,7 +886,8 @@ function buildActionPlan(
 function buildRisk(u: Unit, r: RiskPlan, s: SupplierInfo) {
   const { rng, ctx } = u;
   const [index, id] = u.next('risks');
-  const domain = pick(rng, r.supplier ? E.vendorDomain : E.orgDomain, index);
+  const domain =
+    index < 4 ? (SOURCE_DOMAINS[index] as string) : pick(rng, r.supplier ? E.vendorDomain : E.orgDomain);
   const category =
     index < 5
       ? pick(rng, E.category, index)
@@ -932,8 +936,13 @@ function buildRisk(u: Unit, r: RiskPlan, s: SupplierInfo) {
   }
   if (r.acceptance) {
     const [aIndex, aid] = u.next('risk_acceptances');
+    // The first three letters belong to the first three risks (open, treated, accepted): one of each status.
     const st =
-      r.status === 'accepted' ? pick(rng, E.acceptanceStatus, aIndex) : rng.pick(['expired', 'revoked']);
+      aIndex < 3
+        ? (['expired', 'revoked', 'active'][aIndex] as string)
+        : r.status === 'accepted'
+          ? pick(rng, E.acceptanceStatus)
+          : rng.pick(['expired', 'revoked']);
     const validFrom = rng.time(Math.max(created, ctx.now - 400 * DAY), ctx.now - 3 * DAY);
     const validUntil =
       st === 'expired'

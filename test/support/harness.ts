@@ -110,8 +110,30 @@ export class Harness {
     return new Harness(db, services, publicApp, adminApp, adminToken, drop);
   }
 
+  /**
+   * Another API instance on the same database, with its own key cache and limiter: what a second process of a
+   * fleet would be. Closed with the harness.
+   */
+  async secondInstance(): Promise<FastifyInstance> {
+    const services = await createServices({
+      config: this.services.config,
+      db: this.db,
+      logger: this.services.logger,
+      limiter: createMemoryRateLimiter(),
+      adminTokenHash: this.services.adminTokenHash,
+      metrics: createMetrics(),
+      buckets: this.services.buckets,
+    });
+    const app = buildPublicApp(services);
+    await app.ready();
+    this.extraApps.push(app);
+    return app;
+  }
+
+  private readonly extraApps: FastifyInstance[] = [];
+
   async close(): Promise<void> {
-    await Promise.all([this.publicApp.close(), this.adminApp.close()]);
+    await Promise.all([this.publicApp.close(), this.adminApp.close(), ...this.extraApps.map((app) => app.close())]);
     await this.services.limiter.close();
     await this.db.close();
     await this.drop();

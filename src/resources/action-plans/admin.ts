@@ -1,3 +1,63 @@
+// POST /admin/action-plan-items/{id}/status (management-api.md): a status change made by a user of the
+// workspace in the web application. Same rules and event as the public PATCH: both call changeItemStatus.
+import type { FastifyRequest } from 'fastify';
+import { notFound, validationFailed } from '../../http/errors.js';
 import type { AdminRegistrar } from '../../management/app.js';
+import { recordAudit } from '../../storage/audit.js';
+import { TenantDb } from '../../storage/tenant.js';
+import { AdminItemStatusChange } from './schema.js';
+import { changeItemStatus } from './status.js';
 
-export const actionPlansAdmin: AdminRegistrar = () => undefined;
+interface AdminStatusBody {
+  status: string;
+  note?: string | null;
+  user_id: string;
+}
+
+export const actionPlansAdmin: AdminRegistrar = (route) => {
+  route(
+    'POST',
+    '/action-plan-items/:id/status',
+    200,
+    async (request: FastifyRequest, op) => {
+      const itemId = (request.params as { id: string }).id;
+      const input = request.body as AdminStatusBody;
+      return op.db.transaction(async (tx) => {
+        // Item ids are unique per workspace; prefer the copy in the user's workspace should two workspaces
+        // hold the same imported id.
+        const [found] = await tx.query<{ workspace_id: string; user_ok: boolean }>(
+          `select i.workspace_id, (u.id is not null) as user_ok
+             from action_plan_items i
+             left join users u on u.workspace_id = i.workspace_id and u.id = $2
+            where i.id = $1
+            order by user_ok desc
+            limit 1`,
+          [itemId, input.user_id],
+        );
+        if (!found) throw notFound('action plan item');
+        if (!found.user_ok) throw validationFailed({ user_id: 'is not a user of the workspace of this item' });
+        const item = await changeItemStatus(
+          new TenantDb(tx, found.workspace_id),
+          tx,
+          itemId,
+          { status: input.status, note: input.note ?? null, actorId: input.user_id },
+          // Attributed to the user who made the change, like an API write to the key's creator (decision 26).
+          (action, target, metadata) =>
+            recordAudit(tx, {
+              workspaceId: found.workspace_id,
+              action,
+              actorType: 'user',
+              actorId: input.user_id,
+              targetType: target.type,
+              targetId: target.id,
+              requestId: op.requestId ?? null,
+              metadata: { ...metadata, via: 'management_api' },
+            }),
+        );
+        if (item === null) throw notFound('action plan item');
+        return item;
+      });
+    },
+    AdminItemStatusChange,
+  );
+};

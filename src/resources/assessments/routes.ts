@@ -1,3 +1,199 @@
+// GET /assessments, POST /assessments, GET /assessments/{id}, GET /assessments/{id}/gaps
+// (risk-data-api.md "Endpoints › Assessments"; decisions 6, 11, 26, 38, 40).
+import { randomUUID } from 'node:crypto';
+import { Type } from 'typebox';
+import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { listRoute } from '../../http/list.js';
+import { renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
+import type { TenantDb } from '../../storage/tenant.js';
+import { DateTime, StringEnum, Uuid } from '../fields.js';
+import {
+  Assessment,
+  AssessmentCreate,
+  AssessmentDecision,
+  AssessmentStatus,
+  AssessmentType,
+  expiresAtSql,
+  Gap,
+  GapSeverity,
+} from './schema.js';
 
-export const assessmentsRoutes: RouteDef[] = [];
+const TAG = 'Assessments';
+
+const listAssessments = listRoute({
+  url: '/assessments',
+  operationId: 'listAssessments',
+  scope: 'assessments:read',
+  tag: TAG,
+  summary: 'List assessments, newest first',
+  currency: true,
+  list: {
+    resource: Assessment,
+    order: { column: 'created_at', direction: 'desc' },
+    filters: {
+      supplier_id: { schema: Uuid, where: 't.supplier_id = ?::uuid' },
+      status: { schema: StringEnum(AssessmentStatus), where: 't.status = ?' },
+      decision: { schema: StringEnum(AssessmentDecision), where: 't.decision = ?' },
+      assessment_type: { schema: StringEnum(AssessmentType), where: 't.assessment_type = ?' },
+      expires_before: {
+        schema: Type.String({
+          format: 'date-time',
+          description: 'Assessments whose validity ends (`expires_at`) strictly before this instant.',
+        }),
+        where: `${expiresAtSql('t')} < ?::timestamptz`,
+      },
+      updated_since: { schema: DateTime, where: 't.updated_at >= ?::timestamptz' },
+    },
+  },
+});
+
+/** One assessment as JSON (also used by the admin status action). */
+export async function readAssessment(q: TenantDb, id: string): Promise<string | null> {
+  const rows = await q.query<{ j: string }>(
+    `select ${Assessment.json('t', { pii: false })} as j from assessments t where t.workspace_id = $ws and t.id = $1`,
+    [id],
+  );
+  return rows[0]?.j ?? null;
+}
+
+const getAssessment: RouteDef = {
+  method: 'GET',
+  url: '/assessments/:id',
+  operationId: 'getAssessment',
+  scope: 'assessments:read',
+  tag: TAG,
+  summary: 'Get one assessment',
+  responses: { 200: { description: 'The assessment.', schema: Assessment.schema } },
+  async handler(ctx, { params }) {
+    const body = await readAssessment(ctx.tenant, params.id as string);
+    if (!body) throw notFound('assessment');
+    return { status: 200, body };
+  },
+};
+
+interface AssessmentCreateBody {
+  supplier_id: string;
+  assessment_type: (typeof AssessmentType)[number];
+  deadline?: string | null;
+  validity_days?: number;
+}
+
+const createAssessment: RouteDef = {
+  method: 'POST',
+  url: '/assessments',
+  operationId: 'createAssessment',
+  scope: 'assessments:write',
+  tag: TAG,
+  summary: 'Create an assessment in draft',
+  description:
+    'The assessment starts in `draft` and the supplier is not invited. Its `vendor_profile` is the ' +
+    "supplier's. Supplier assessments count against the workspace's assessment quota; self assessments do not.",
+  body: AssessmentCreate,
+  idempotent: true,
+  responses: {
+    201: { description: 'The created assessment.', schema: Assessment.schema },
+    409: { description: 'Quota exceeded (`assessment_quota_exceeded`) or Idempotency-Key conflict.' },
+  },
+  async handler(ctx, { body }) {
+    const input = body as AssessmentCreateBody;
+    // Decision 3: a uuid in a body that is not in the workspace is a bad field (422), not a 404.
+    const [supplier] = await ctx.tenant.query<{ vendor_profile: string | null }>(
+      'select vendor_profile from suppliers where workspace_id = $ws and id = $1',
+      [input.supplier_id],
+    );
+    const fields: Record<string, string> = {};
+    if (!supplier) fields.supplier_id = 'does not match a supplier of this workspace';
+    if (input.deadline && Date.parse(input.deadline) <= Date.now()) fields.deadline = 'must be in the future';
+    if (!supplier || Object.keys(fields).length > 0) throw validationFailed(fields);
+
+    if (input.assessment_type === 'supplier') {
+      // Decision 11. The workspace row lock serializes concurrent creates, so two racing requests cannot both
+      // take the last unit of quota.
+      const [usage] = await ctx.tenant.query<{ quota: number; used: number }>(
+        `select w.assessment_quota as quota,
+                (select count(*)::int from assessments a
+                  where a.workspace_id = w.id and a.via_api and a.assessment_type = 'supplier') as used
+           from workspaces w where w.id = $ws for update`,
+      );
+      if (usage && usage.used >= usage.quota) {
+        throw conflict('The workspace has used its assessment quota.', {
+          reason: 'assessment_quota_exceeded',
+          assessment_quota: usage.quota,
+        });
+      }
+    }
+
+    const id = randomUUID();
+    await ctx.tenant.query(
+      `insert into assessments (workspace_id, id, supplier_id, assessment_type, status, vendor_profile, deadline,
+                                validity_days, via_api)
+       values ($ws, $1, $2, $3, 'draft', $4, $5::timestamptz, $6, true)`,
+      [
+        id,
+        input.supplier_id,
+        input.assessment_type,
+        supplier.vendor_profile,
+        input.deadline ?? null,
+        input.validity_days ?? 365,
+      ],
+    );
+    await ctx.audit(
+      'assessment.created',
+      { type: 'assessment', id },
+      { supplier_id: input.supplier_id, assessment_type: input.assessment_type },
+    );
+    return { status: 201, body: (await readAssessment(ctx.tenant, id)) ?? '' };
+  },
+};
+
+const GapQuery = Type.Object(
+  { severity: Type.Optional(StringEnum(GapSeverity)) },
+  // Decision 40: not cursor-paged, so `cursor` and `limit` are unknown parameters (400).
+  { additionalProperties: false },
+);
+
+const listGaps: RouteDef = {
+  method: 'GET',
+  url: '/assessments/:id/gaps',
+  operationId: 'listAssessmentGaps',
+  scope: 'assessments:read',
+  tag: TAG,
+  summary: 'Every gap of one assessment, by control code',
+  description:
+    'All gaps in one response, ordered by `control_code` in plain byte order; never paged (`has_more` ' +
+    'false). `evidence` is present only for keys with the evidence:read scope. Takes only `severity`.',
+  query: GapQuery,
+  responses: {
+    200: {
+      description: 'The gaps of the assessment.',
+      schema: Type.Unsafe({
+        type: 'object',
+        required: ['data', 'meta'],
+        properties: { data: Type.Array(Gap.schema), meta: { $ref: 'CollectionMeta' } },
+      }),
+    },
+  },
+  async handler(ctx, { params, query }) {
+    // One round trip: no row means no such assessment in this workspace (404); otherwise `items` holds the
+    // gaps already serialized, in byte order of the code (decision 38), whatever the database collation.
+    const rows = await ctx.tenant.query<{ items: string | null }>(
+      `select (select string_agg(${Gap.json('t', { pii: ctx.hasScope('evidence:read') })}, ','
+                                 order by t.control_code collate "C", t.id)
+                 from gaps t
+                where t.workspace_id = a.workspace_id and t.assessment_id = a.id
+                  and ($2::text is null or t.severity = $2)) as items
+         from assessments a
+        where a.workspace_id = $ws and a.id = $1`,
+      [params.id, (query as { severity?: string }).severity ?? null],
+    );
+    const [row] = rows;
+    if (!row) throw notFound('assessment');
+    return {
+      status: 200,
+      body: renderPage(row.items ? [row.items] : [], { hasMore: false, nextCursor: null }),
+    };
+  },
+};
+
+export const assessmentsRoutes: RouteDef[] = [listAssessments, createAssessment, getAssessment, listGaps];

@@ -1,4 +1,5 @@
 // Assessment: risk-data-api.md "Assessment", resources.md "Assessment", decisions 6 and 11.
+// Gap: risk-data-api.md "Gap (element of an assessment's gap list)", resources.md "Gap".
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum, Usd, Uuid, VendorProfile } from '../fields.js';
 import { defineResource, field } from '../resource.js';
@@ -6,6 +7,17 @@ import { defineResource, field } from '../resource.js';
 export const AssessmentStatus = ['draft', 'sent', 'in_progress', 'paused', 'completed', 'expired'] as const;
 export const AssessmentType = ['self', 'supplier'] as const;
 export const AssessmentDecision = ['approved', 'approved_with_caveats', 'rejected'] as const;
+export const GapSeverity = ['low', 'medium', 'high'] as const;
+
+const ValidityDays = Type.Integer({
+  minimum: 1,
+  maximum: 3650,
+  description: 'Days the result stays valid after completion (default 365).',
+});
+
+/** SQL of the validity end, shared by the field and the `expires_before` filter (resources.md). */
+export const expiresAtSql = (alias: string) =>
+  `(${alias}.completed_at + make_interval(days => ${alias}.validity_days))`;
 
 export const Assessment = defineResource({
   name: 'Assessment',
@@ -19,16 +31,83 @@ export const Assessment = defineResource({
     vendor_profile: field(Nullable(StringEnum(VendorProfile))),
     score: field(Nullable(Type.Number({ minimum: 0, maximum: 100 }))),
     deadline: field(Nullable(DateTime)),
-    validity_days: field(Type.Integer({ minimum: 1, maximum: 3650 })),
+    validity_days: field(ValidityDays),
     sent_at: field(Nullable(DateTime)),
     completed_at: field(Nullable(DateTime)),
-    expires_at: field(Nullable(DateTime), {
-      sql: 'iso($t.completed_at + make_interval(days => $t.validity_days))',
-    }),
+    expires_at: field(Nullable(DateTime), { sql: `iso(${expiresAtSql('$t')})` }),
     gap_count: field(Type.Integer({ minimum: 0 }), {
       sql: '(select count(*)::int from gaps g where g.workspace_id = $t.workspace_id and g.assessment_id = $t.id)',
     }),
     contract_value: field(Nullable(Usd)),
+    created_at: field(DateTime),
+    updated_at: field(DateTime),
+  },
+});
+
+/** POST /assessments body (risk-data-api.md "AssessmentCreate"; required fields per decision 6). */
+export const AssessmentCreate = Type.Object(
+  {
+    supplier_id: Type.String({ format: 'uuid', description: 'A supplier of the workspace.' }),
+    assessment_type: StringEnum(AssessmentType),
+    deadline: Type.Optional(
+      Nullable(Type.String({ format: 'date-time', description: 'When given, must be in the future.' })),
+    ),
+    validity_days: Type.Optional(ValidityDays),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /admin/assessments/{id}/status body (management-api.md). */
+export const AssessmentStatusChange = Type.Object(
+  {
+    status: StringEnum(AssessmentStatus),
+    decision: Type.Optional(Nullable(StringEnum(AssessmentDecision))),
+    workspace_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'Only needed when imported records of several workspaces share this id.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+// Evidence metadata only: the file contents are never stored nor returned (risk-data-api.md "Gap").
+const EvidenceEntry = Type.Object(
+  {
+    file_name: Type.String({ minLength: 1, maxLength: 255 }),
+    mime_type: Type.String({ minLength: 1, maxLength: 255 }),
+    sha256: Type.String({ minLength: 1, maxLength: 128, pattern: '^[0-9a-fA-F]+$' }),
+    review_status: Type.String({ minLength: 1, maxLength: 50 }),
+    score: Nullable(Type.Number({ minimum: 0, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+// The record holds no answer column, and import rejects unknown fields: the supplier's raw answer text can
+// be neither stored nor returned (risk-data-api.md "Gap").
+export const Gap = defineResource({
+  name: 'Gap',
+  table: 'gaps',
+  description: 'A control of the assessment that was not fully met.',
+  fields: {
+    id: field(Uuid),
+    assessment_id: field(Uuid, { required: true }),
+    control_code: field(Type.String({ minLength: 1, maxLength: 64 }), { required: true }),
+    control_title: field(Type.String({ minLength: 1, maxLength: 500 }), { required: true }),
+    gap_description: field(Nullable(Type.String({ maxLength: 5000 }))),
+    domain: field(Nullable(Type.String({ maxLength: 100 }))),
+    status: field(Type.String({ minLength: 1, maxLength: 50, description: 'For instance `partially_met`.' }), {
+      required: true,
+    }),
+    severity: field(StringEnum(GapSeverity), { required: true }),
+    evidence_status: field(Type.String({ minLength: 1, maxLength: 50, description: 'For instance `missing`.' })),
+    // Redacted like a personal field, but by evidence:read: the gaps route passes `pii: hasScope('evidence:read')`
+    // to Gap.json, so the array is absent (never null) without that scope.
+    evidence: field(
+      Type.Array(EvidenceEntry, { maxItems: 100, description: 'Only with the evidence:read scope.' }),
+      { pii: true },
+    ),
     created_at: field(DateTime),
     updated_at: field(DateTime),
   },

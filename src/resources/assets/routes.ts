@@ -1,3 +1,175 @@
+// GET /assets and PUT /assets (risk-data-api.md "Assets", decision 34).
+import { validationFailed } from '../../http/errors.js';
+import { listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
+import { checker } from '../../http/validation.js';
+import { Criticality, StringEnum } from '../fields.js';
+import {
+  Asset,
+  AssetSource,
+  AssetType,
+  AssetUpsertEnvelope,
+  AssetUpsertItem,
+  AssetUpsertResult,
+  CloudProvider,
+  Exposure,
+  ReviewStatus,
+  providerProblem,
+} from './schema.js';
 
-export const assetsRoutes: RouteDef[] = [];
+const TAG = 'Assets';
+
+const listAssets = listRoute({
+  url: '/assets',
+  operationId: 'listAssets',
+  scope: 'assets:read',
+  tag: TAG,
+  summary: 'List assets, newest first',
+  list: {
+    resource: Asset,
+    order: NEWEST_FIRST,
+    filters: {
+      asset_type: { schema: StringEnum(AssetType), where: 't.asset_type = ?' },
+      technical_criticality: { schema: StringEnum(Criticality), where: 't.technical_criticality = ?' },
+      exposure: { schema: StringEnum(Exposure), where: 't.exposure = ?' },
+      source: { schema: StringEnum(AssetSource), where: 't.source = ?' },
+      cloud_provider: { schema: StringEnum(CloudProvider), where: 't.cloud_provider = ?' },
+      review_status: { schema: StringEnum(ReviewStatus), where: 't.review_status = ?' },
+    },
+  },
+});
+
+const checkEnvelope = checker(AssetUpsertEnvelope);
+const checkItem = checker(AssetUpsertItem);
+
+interface UpsertItem {
+  external_id: string;
+  name: string;
+  asset_type: string;
+  technical_criticality?: string | null;
+  exposure?: string | null;
+  region?: string | null;
+  cloud_metadata?: Record<string, unknown>;
+}
+
+interface Skipped {
+  index: number;
+  external_id: string | null;
+  reason: string;
+}
+
+/** Splits the batch into the items to write and the skipped ones (rule 3), in request order. */
+export function sortItems(items: readonly unknown[]): { valid: UpsertItem[]; skipped: Skipped[] } {
+  const valid: UpsertItem[] = [];
+  const skipped: Skipped[] = [];
+  const firstIndex = new Map<string, number>();
+  items.forEach((item, index) => {
+    const isObject = item !== null && typeof item === 'object' && !Array.isArray(item);
+    const raw = isObject ? (item as Record<string, unknown>).external_id : undefined;
+    const externalId = typeof raw === 'string' ? raw : null;
+    const skip = (reason: string) => skipped.push({ index, external_id: externalId, reason });
+    if (!isObject) return skip(`assets[${index}] is not a JSON object.`);
+    const problems = checkItem(item);
+    if (problems) {
+      const list = Object.entries(problems).map(([name, message]) => `${name} ${message}`);
+      return skip(`assets[${index}] is invalid: ${list.join('; ')}.`);
+    }
+    const asset = item as UpsertItem;
+    // Two items for one asset in one batch: the first is applied, later ones are reported, never merged.
+    const first = firstIndex.get(asset.external_id);
+    if (first !== undefined)
+      return skip(`assets[${index}] repeats the external_id of assets[${first}], which was applied instead.`);
+    firstIndex.set(asset.external_id, index);
+    valid.push(asset);
+  });
+  return { valid, skipped };
+}
+
+// The whole batch in one statement. json_populate_recordset turns the items into rows of the table's own
+// type; `on conflict` matches them on (source, cloud_provider, external_id) through match_key. An existing
+// asset is updated only when one of its attributes differs, so that repeating a payload changes nothing and
+// counts nothing (decision 34); review_status is never in the update list, so a confirmed asset stays
+// confirmed (rule 4). xmax is 0 exactly on the rows this statement inserted.
+const UPSERT = `
+  with written as (
+    insert into assets as t (workspace_id, id, external_id, name, asset_type, technical_criticality, exposure,
+                             region, cloud_metadata, source, cloud_provider, review_status)
+    select $ws, gen_random_uuid(), i.external_id, i.name, i.asset_type, i.technical_criticality, i.exposure,
+           i.region, i.cloud_metadata, $2::text, $3::text, 'discovered'
+      from json_populate_recordset(null::assets, $1::json) i
+    on conflict (workspace_id, match_key) do update
+       set name = excluded.name, asset_type = excluded.asset_type,
+           technical_criticality = excluded.technical_criticality, exposure = excluded.exposure,
+           region = excluded.region, cloud_metadata = excluded.cloud_metadata, updated_at = now()
+     where (t.name, t.asset_type, t.technical_criticality, t.exposure, t.region, t.cloud_metadata)
+           is distinct from (excluded.name, excluded.asset_type, excluded.technical_criticality,
+                             excluded.exposure, excluded.region, excluded.cloud_metadata)
+    returning (t.xmax = 0) as inserted
+  )
+  select (count(*) filter (where inserted))::int as created,
+         (count(*) filter (where not inserted))::int as updated
+    from written`;
+
+const upsertAssets: RouteDef = {
+  method: 'PUT',
+  url: '/assets',
+  operationId: 'upsertAssets',
+  scope: 'assets:write',
+  tag: TAG,
+  summary: 'Create or update up to 500 assets of one source',
+  description:
+    'Body AssetUpsert: `source`, `cloud_provider` (required for cloud, null or absent for manual) and `assets`. ' +
+    'Items are matched on (source, cloud_provider, external_id). A malformed item, or a repeat of an ' +
+    'external_id earlier in the batch, is skipped with a reason while the others are written. Attributes an ' +
+    'item omits are stored as null. New assets are `discovered`; the review status of existing ones is never ' +
+    'changed. No Idempotency-Key: repeating a payload is harmless and reports 0 created, 0 updated.',
+  // No `body` here: the pipeline would validate (and refuse) the whole batch at once, while rule 3 wants
+  // each item judged on its own. The handler checks the envelope, then every item.
+  responses: {
+    200: { description: 'What the batch did.', schema: AssetUpsertResult },
+  },
+  async handler(ctx, { body }) {
+    const input = body as Record<string, unknown>;
+    // The envelope (400/422 before anything is written): items stand in as placeholders, so that one bad
+    // item's text cannot fail the batch, while `assets` still counts towards its 500 limit.
+    const items = Array.isArray(input.assets) ? (input.assets as unknown[]) : null;
+    const fields =
+      checkEnvelope({ ...input, ...(items ? { assets: items.map(() => null) } : {}) }) ?? {};
+    const provider = providerProblem(input.source, input.cloud_provider);
+    if (provider && !fields.source && !fields.cloud_provider) fields.cloud_provider = provider;
+    if (Object.keys(fields).length > 0 || !items) throw validationFailed(fields);
+
+    const source = input.source as string;
+    const cloudProvider = (input.cloud_provider ?? null) as string | null;
+    const { valid, skipped } = sortItems(items);
+    let created = 0;
+    let updated = 0;
+    if (valid.length > 0) {
+      const rows = valid.map((item) => ({
+        external_id: item.external_id,
+        name: item.name,
+        asset_type: item.asset_type,
+        technical_criticality: item.technical_criticality ?? null,
+        exposure: item.exposure ?? null,
+        region: item.region ?? null,
+        cloud_metadata: item.cloud_metadata ?? {},
+      }));
+      const [counts] = await ctx.tenant.query<{ created: number; updated: number }>(UPSERT, [
+        JSON.stringify(rows),
+        source,
+        cloudProvider,
+      ]);
+      created = counts?.created ?? 0;
+      updated = counts?.updated ?? 0;
+    }
+    // Decision 26: one audit entry per API write, with the counts (also when nothing changed).
+    await ctx.audit(
+      'assets.upserted',
+      { type: 'workspace', id: ctx.key.workspaceId },
+      { source, cloud_provider: cloudProvider, created, updated, skipped: skipped.length },
+    );
+    return { status: 200, body: JSON.stringify({ created, updated, skipped }) };
+  },
+};
+
+export const assetsRoutes: RouteDef[] = [listAssets, upsertAssets];

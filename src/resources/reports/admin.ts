@@ -1,3 +1,100 @@
+// POST /admin/reports/{id}/render (management-api.md): renders the report's PDF, stores it and emits
+// `report.ready` (risk-data-api.md "Events"; decision 25 for the payload).
+//
+// PGlite has one session and a transaction holds it: the slow part (reading, rendering, writing the file)
+// runs outside any transaction, then one short transaction marks the report ready and records the event and
+// the audit entry together. A render that dies halfway leaves at most an orphan file, never a report marked
+// ready without its PDF.
+import type { FastifyRequest } from 'fastify';
+import type { Services } from '../../app.js';
+import { recordEvent } from '../../events/outbox.js';
+import { invalidRequest, notFound } from '../../http/errors.js';
+import { isUuid } from '../../http/validation.js';
 import type { AdminRegistrar } from '../../management/app.js';
+import { type ReportPdfInput, renderReportPdf } from '../../reports/pdf.js';
+import { recordAudit } from '../../storage/audit.js';
+import { TenantDb } from '../../storage/tenant.js';
+import { locateWorkspace } from '../assessments/locate.js';
+import { readReport } from './routes.js';
 
-export const reportsAdmin: AdminRegistrar = () => undefined;
+/** Object key of a report's PDF. Private to the server: signed URLs carry it encrypted. */
+export const reportPdfKey = (workspaceId: string, reportId: string) =>
+  `workspaces/${workspaceId}/reports/${reportId}.pdf`;
+
+/** The render action takes no body, or `{workspace_id}` when imported ids repeat across workspaces. */
+function namedWorkspace(request: FastifyRequest): string | undefined {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body === undefined) return undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalidRequest('The request body must be a JSON object.');
+  const { workspace_id: workspaceId, ...rest } = body;
+  const [unknown] = Object.keys(rest);
+  if (unknown) throw invalidRequest(`Unknown body field: ${unknown}.`);
+  if (workspaceId === undefined) return undefined;
+  if (typeof workspaceId !== 'string' || !isUuid(workspaceId))
+    throw invalidRequest('workspace_id must be a uuid.');
+  return workspaceId;
+}
+
+/** Everything the PDF shows, read in one round trip; gaps in control-code byte order, as the API lists them. */
+async function pdfInput(tenant: TenantDb, reportId: string): Promise<ReportPdfInput | null> {
+  const [row] = await tenant.query<{ input: ReportPdfInput }>(
+    `select json_build_object(
+        'report', json_build_object('title', r.title, 'report_type', r.report_type,
+                                    'generated_at', iso(r.generated_at), 'narrative', r.narrative),
+        'supplier', json_build_object('name', s.name, 'domain', s.domain, 'country', s.country,
+                                      'criticality', s.criticality),
+        'assessment', case when a.id is null then null else json_build_object(
+                        'assessment_type', a.assessment_type, 'status', a.status, 'decision', a.decision,
+                        'score', a.score, 'completed_at', iso(a.completed_at)) end,
+        'gaps', coalesce((select json_agg(json_build_object(
+                            'control_code', g.control_code, 'control_title', g.control_title,
+                            'severity', g.severity, 'status', g.status, 'evidence_status', g.evidence_status)
+                          order by g.control_code collate "C", g.id)
+                          from gaps g where g.workspace_id = a.workspace_id and g.assessment_id = a.id),
+                         '[]'::json)) as input
+       from reports r
+       join suppliers s on s.workspace_id = r.workspace_id and s.id = r.supplier_id
+       left join assessments a on a.workspace_id = r.workspace_id and a.id = r.assessment_id
+      where r.workspace_id = $ws and r.id = $1`,
+    [reportId],
+  );
+  return row?.input ?? null;
+}
+
+export const reportsAdmin: AdminRegistrar = (route, services: Services) => {
+  route('POST', '/reports/:id/render', 200, async (request, op) => {
+    const { id } = request.params as { id: string };
+    const workspaceId = await locateWorkspace(op.db, 'reports', id, 'report', namedWorkspace(request));
+    const input = await pdfInput(new TenantDb(op.db, workspaceId), id);
+    if (!input) throw notFound('report');
+    const key = reportPdfKey(workspaceId, id);
+    await services.objects.put(key, await renderReportPdf(input), 'application/pdf');
+
+    return op.db.transaction(async (tx) => {
+      const tenant = new TenantDb(tx, workspaceId);
+      const [report] = await tenant.query<{ supplier_id: string; assessment_id: string | null }>(
+        `update reports set pdf_object_key = $2, pdf_rendered_at = now(), updated_at = now()
+          where workspace_id = $ws and id = $1 returning supplier_id, assessment_id`,
+        [id, key],
+      );
+      if (!report) throw notFound('report');
+      // Every render makes a (new) PDF available, so every render announces it.
+      await recordEvent(tx, workspaceId, 'report.ready', {
+        report_id: id,
+        supplier_id: report.supplier_id,
+        assessment_id: report.assessment_id,
+      });
+      await recordAudit(tx, {
+        workspaceId,
+        action: 'report.rendered',
+        actorType: 'system',
+        actorId: null,
+        targetType: 'report',
+        targetId: id,
+        requestId: op.requestId ?? null,
+      });
+      return (await readReport(tenant, id)) ?? undefined;
+    });
+  });
+};

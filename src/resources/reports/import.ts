@@ -1,2 +1,16 @@
 // Import collections of this area (management-api.md "Import document"), parents first.
-export function registerReportsImports(): void {}
+import { registerImportCollection } from '../../management/import.js';
+import { Report } from './schema.js';
+
+export function registerReportsImports(): void {
+  registerImportCollection({
+    name: 'reports',
+    resource: Report,
+    refs: { supplier_id: 'suppliers', assessment_id: 'assessments' },
+    defaults: { narrative: '', assessment_id: null },
+    // `pdf_status` is computed (decision 42) and the PDF location is no field: imported reports are pending.
+    normalize(record) {
+      record.generated_at ??= record.created_at;
+    },
+  });
+}

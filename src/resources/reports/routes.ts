@@ -1,3 +1,91 @@
+// GET /reports, GET /reports/{id}, GET /reports/{id}/pdf (risk-data-api.md "Endpoints › Reports"; decision 33).
+import type { Services } from '../../app.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { listRoute } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
+import { SIGNED_URL_TTL_SECONDS, signObjectUrl } from '../../reports/signed-url.js';
+import type { TenantDb } from '../../storage/tenant.js';
+import { Uuid } from '../fields.js';
+import { Report } from './schema.js';
 
-export const reportsRoutes: RouteDef[] = [];
+const TAG = 'Reports';
+
+const listReports = listRoute({
+  url: '/reports',
+  operationId: 'listReports',
+  scope: 'reports:read',
+  tag: TAG,
+  summary: 'List reports, newest generated first',
+  list: {
+    resource: Report,
+    order: { column: 'generated_at', direction: 'desc' },
+    filters: {
+      supplier_id: { schema: Uuid, where: 't.supplier_id = ?::uuid' },
+      assessment_id: { schema: Uuid, where: 't.assessment_id = ?::uuid' },
+    },
+  },
+});
+
+/** One report as JSON (also used by the admin render action). */
+export async function readReport(q: TenantDb, id: string): Promise<string | null> {
+  const rows = await q.query<{ j: string }>(
+    `select ${Report.json('t', { pii: false })} as j from reports t where t.workspace_id = $ws and t.id = $1`,
+    [id],
+  );
+  return rows[0]?.j ?? null;
+}
+
+const getReport: RouteDef = {
+  method: 'GET',
+  url: '/reports/:id',
+  operationId: 'getReport',
+  scope: 'reports:read',
+  tag: TAG,
+  summary: 'Get one report',
+  responses: { 200: { description: 'The report.', schema: Report.schema } },
+  async handler(ctx, { params }) {
+    const body = await readReport(ctx.tenant, params.id as string);
+    if (!body) throw notFound('report');
+    return { status: 200, body };
+  },
+};
+
+const getReportPdf: RouteDef<Services> = {
+  method: 'GET',
+  url: '/reports/:id/pdf',
+  operationId: 'getReportPdf',
+  scope: 'reports:read',
+  tag: TAG,
+  summary: 'Redirect to a signed download URL of the report PDF',
+  description:
+    'Answers 302 with `Location`: a URL valid for 5 minutes that needs no API key. The stored object path ' +
+    'is never returned. 409 (`details.reason` `pdf_not_ready`) until a PDF has been generated. Counts ' +
+    'against an additional limit of 60 requests per hour.',
+  extraBuckets: 'pdf',
+  responses: {
+    302: { description: 'Redirect to the signed URL of the PDF (header `Location`).' },
+    409: { description: 'No PDF has been generated yet (`details.reason` `pdf_not_ready`).' },
+  },
+  async handler(ctx, { params }) {
+    const [row] = await ctx.tenant.query<{ key: string | null }>(
+      'select pdf_object_key as key from reports where workspace_id = $ws and id = $1',
+      [params.id],
+    );
+    if (!row) throw notFound('report');
+    if (!row.key) {
+      throw conflict('The PDF of this report has not been generated yet.', {
+        reason: 'pdf_not_ready',
+      });
+    }
+    // The key is encrypted inside the signed token (reports/signed-url.ts), so it never appears in the URL.
+    const location = signObjectUrl({
+      baseUrl: ctx.services.config.publicBaseUrl,
+      objectKey: row.key,
+      expiresAt: Math.floor(Date.now() / 1000) + SIGNED_URL_TTL_SECONDS,
+      secret: ctx.services.urlSecret,
+    });
+    return { status: 302, headers: { location } };
+  },
+};
+
+export const reportsRoutes: RouteDef[] = [listReports, getReport, getReportPdf];
