@@ -23,6 +23,8 @@ export interface ImportCollection {
   normalize?(record: Record<string, unknown>): void;
   /** Internal columns `normalize` may set, besides the resource's own. */
   internalColumns?: string[];
+  /** Computed fields of related views (e.g. a supplier's assessment_count) that an import ignores. */
+  ignore?: string[];
 }
 
 const collections: ImportCollection[] = [];
@@ -94,8 +96,8 @@ export async function importDocument(
       }
       const record: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(raw)) {
-        const spec = collection.resource.fields[key];
-        if (spec?.sql === undefined || !spec) record[key] = value;
+        const computed = collection.resource.fields[key]?.sql !== undefined || collection.ignore?.includes(key);
+        if (!computed) record[key] = value;
       }
       const problems = validate(record);
       if (problems) {

@@ -15,6 +15,7 @@ registerImportCollection({
   name: 'suppliers',
   resource: Supplier,
   unique: [['domain']],
+  ignore: ['assessment_count'],
   defaults: { status: 'active', tags: [], source: 'import', contacts: [] },
   normalize(record) {
     if (typeof record.domain === 'string') record.domain = record.domain.toLowerCase();

@@ -14,18 +14,25 @@ function processAlive(pid: number): boolean {
   }
 }
 
+// Directories locked by this process. A lock file naming our own pid is otherwise treated as stale: in a
+// container the server is often pid 1 on every start, so a file left by a killed run would block it forever.
+const heldHere = new Set<string>();
+
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, 'tprm.lock');
+  if (heldHere.has(path)) throw new DataDirLockedError(`The embedded database in ${dataDir} is already open in this process.`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      heldHere.add(path);
       let released = false;
       return () => {
         if (released) return;
         released = true;
+        heldHere.delete(path);
         try {
           unlinkSync(path);
         } catch {

@@ -1,0 +1,63 @@
+// Storage: migrations (numbered, applied once), the data-directory lock of the embedded store, exact instants.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { DataDirLockedError, lockDataDir } from '../src/storage/lock.js';
+import { loadMigrations, migrate, pendingMigrations } from '../src/storage/migrate.js';
+import { Harness } from './support/harness.js';
+
+let h: Harness;
+before(async () => {
+  h = await Harness.start();
+});
+after(() => h.close());
+
+describe('migrations', () => {
+  test('numbered, applied once: a second run applies nothing, and none is pending', async () => {
+    const files = loadMigrations();
+    assert.ok(files.length >= 1);
+    assert.deepEqual(files.map((m) => m.version), [...files.map((m) => m.version)].sort((a, b) => a - b));
+    assert.deepEqual(await migrate(h.db), []);
+    assert.equal(await pendingMigrations(h.db), 0);
+  });
+
+  test('every tenant table\'s primary key starts with workspace_id', async () => {
+    const rows = await h.db.query<{ table_name: string; first: string }>(
+      `select c.relname as table_name, a.attname as first
+         from pg_index i join pg_class c on c.oid = i.indrelid
+         join pg_attribute a on a.attrelid = c.oid and a.attnum = i.indkey[0]
+         join pg_namespace n on n.oid = c.relnamespace
+        where i.indisprimary and n.nspname = 'public'
+          and c.relname not in ('workspaces', 'service_settings', 'schema_migrations')`,
+    );
+    assert.ok(rows.length >= 8);
+    for (const row of rows) assert.equal(row.first, 'workspace_id', row.table_name);
+  });
+});
+
+describe('instants', () => {
+  test('microseconds survive the round trip (a JS Date would drop them)', async () => {
+    const [row] = await h.db.query<{ at: string }>("select iso('2024-05-01 09:30:00.123456+00'::timestamptz) as at");
+    assert.equal(row?.at, '2024-05-01T09:30:00.123456Z');
+  });
+});
+
+describe('the embedded data directory is locked', () => {
+  test('a second process gets a clear error instead of silently losing writes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tprm-lock-'));
+    const release = lockDataDir(dir);
+    try {
+      const script = `import('${new URL('../src/storage/lock.js', import.meta.url).href}').then(m => { try { m.lockDataDir(${JSON.stringify(dir)}); console.log('locked'); } catch (e) { console.log(e.constructor.name + ': ' + e.message); } })`;
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      assert.match(child.stdout, /DataDirLockedError: The embedded database in .* is in use by process \d+/);
+      assert.throws(() => lockDataDir(dir), DataDirLockedError);
+    } finally {
+      release();
+    }
+    const again = lockDataDir(dir);
+    again();
+  });
+});
