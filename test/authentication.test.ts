@@ -14,7 +14,13 @@ before(async () => {
   ws = await h.workspace();
   await h.import(ws.id, {
     suppliers: [
-      { name: 'Personal Data Ltd', domain: 'pii.example', email: 'risk@pii.example', contacts: [{ name: 'Ann', email: 'ann@pii.example' }], onboarding_data: { step: 3 } },
+      {
+        name: 'Personal Data Ltd',
+        domain: 'pii.example',
+        email: 'risk@pii.example',
+        contacts: [{ name: 'Ann', email: 'ann@pii.example' }],
+        onboarding_data: { step: 3 },
+      },
     ],
   });
 });
@@ -42,7 +48,9 @@ describe('keys', () => {
   });
 
   test('cookies are never read: a key in a cookie is no key', async () => {
-    const res = await h.api('GET', '/suppliers', { headers: { cookie: `api_key=${ws.key}; token=${ws.key}` } });
+    const res = await h.api('GET', '/suppliers', {
+      headers: { cookie: `api_key=${ws.key}; token=${ws.key}` },
+    });
     assertError(res, 401, 'invalid_api_key');
   });
 });
@@ -51,7 +59,8 @@ describe('revocation, expiry and plan changes take effect on the next request, o
   test('revoked: refused by this instance and by another one whose cache still holds the key', async () => {
     const key = await h.key(ws.id, ws.userId, SCOPES);
     const other = await h.secondInstance();
-    const viaOther = (url: string) => other.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key.secret}` } });
+    const viaOther = (url: string) =>
+      other.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key.secret}` } });
     assert.equal((await viaOther('/v1/suppliers')).statusCode, 200); // warms the other instance's cache
     assert.equal((await h.api('GET', '/suppliers', { key: key.secret })).status, 200);
     assert.equal((await h.admin('POST', `/admin/api-keys/${key.id}/revoke`)).status, 200);
@@ -66,7 +75,8 @@ describe('revocation, expiry and plan changes take effect on the next request, o
     const w = await h.workspace();
     await h.import(w.id, { suppliers: [{ name: 'Only' }] });
     const other = await h.secondInstance();
-    const viaOther = () => other.inject({ method: 'GET', url: '/v1/suppliers', headers: { authorization: `Bearer ${w.key}` } });
+    const viaOther = () =>
+      other.inject({ method: 'GET', url: '/v1/suppliers', headers: { authorization: `Bearer ${w.key}` } });
     assert.equal((await viaOther()).statusCode, 200);
     await h.admin('PATCH', `/admin/workspaces/${w.id}`, { plan: 'business' });
     const refused = await viaOther();
@@ -114,7 +124,9 @@ describe('the workspace is derived from the key', () => {
   });
 
   test('rate limits are per workspace: two keys of one workspace share one budget', async () => {
-    const tight = await Harness.start({ buckets: { workspace: [{ name: 'second', limit: 3, windowMs: 60_000 }] } });
+    const tight = await Harness.start({
+      buckets: { workspace: [{ name: 'second', limit: 3, windowMs: 60_000 }] },
+    });
     try {
       const w = await tight.workspace();
       const second = await tight.key(w.id, w.userId, SCOPES);

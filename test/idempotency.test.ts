@@ -16,7 +16,13 @@ after(() => h.close());
 const post = (body: unknown, key: string, w = ws) =>
   h.api('POST', '/suppliers', { key: w.key, body, headers: { 'idempotency-key': key } });
 const count = async (workspaceId = ws.id) =>
-  Number((await h.db.query<{ n: number }>('select count(*)::int as n from suppliers where workspace_id = $1', [workspaceId]))[0]?.n);
+  Number(
+    (
+      await h.db.query<{ n: number }>('select count(*)::int as n from suppliers where workspace_id = $1', [
+        workspaceId,
+      ])
+    )[0]?.n,
+  );
 
 describe('Idempotency-Key', () => {
   test('a repeat with the same key and body returns the stored response byte for byte and writes nothing', async () => {
@@ -55,7 +61,11 @@ describe('Idempotency-Key', () => {
   });
 
   test('missing, empty or over 255 characters: 400; exactly 255 is fine', async () => {
-    assertError(await h.api('POST', '/suppliers', { key: ws.key, body: { name: 'x' } }), 400, 'invalid_request');
+    assertError(
+      await h.api('POST', '/suppliers', { key: ws.key, body: { name: 'x' } }),
+      400,
+      'invalid_request',
+    );
     assertError(await post({ name: 'x' }, ''), 400, 'invalid_request');
     assertError(await post({ name: 'x' }, 'k'.repeat(256)), 400, 'invalid_request');
     assert.equal((await post({ name: 'x' }, 'k'.repeat(255))).status, 201);
@@ -65,7 +75,10 @@ describe('Idempotency-Key', () => {
     const w = await h.workspace();
     const results = await Promise.all(Array.from({ length: 12 }, () => post({ name: 'Race' }, 'race-1', w)));
     const statuses = results.map((res) => res.status);
-    assert.ok(statuses.every((status) => status === 201 || status === 409), String(statuses));
+    assert.ok(
+      statuses.every((status) => status === 201 || status === 409),
+      String(statuses),
+    );
     for (const res of results.filter((r) => r.status === 409)) {
       assert.equal(res.json.error.details.reason, 'idempotency_key_in_use');
     }
@@ -75,11 +88,15 @@ describe('Idempotency-Key', () => {
 
   test('keys are retained 24 hours: an older one executes again, and the purge removes it', async () => {
     await post({ name: 'Old' }, 'old-1');
-    await h.db.query("update idempotency_keys set created_at = now() - interval '25 hours' where key = 'old-1'");
+    await h.db.query(
+      "update idempotency_keys set created_at = now() - interval '25 hours' where key = 'old-1'",
+    );
     const before = await count();
     assert.equal((await post({ name: 'Old' }, 'old-1')).status, 201);
     assert.equal(await count(), before + 1);
-    await h.db.query("update idempotency_keys set created_at = now() - interval '25 hours' where key = 'old-1'");
+    await h.db.query(
+      "update idempotency_keys set created_at = now() - interval '25 hours' where key = 'old-1'",
+    );
     assert.ok((await purgeIdempotencyKeys(h.db)) >= 1);
     assert.equal((await h.db.query("select 1 from idempotency_keys where key = 'old-1'")).length, 0);
   });

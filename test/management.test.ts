@@ -13,14 +13,21 @@ before(async () => {
 after(() => h.close());
 
 const auditActions = async (workspaceId: string) =>
-  (await h.db.query<{ action: string }>('select action from audit_logs where workspace_id = $1 order by occurred_at, id', [workspaceId])).map(
-    (row) => row.action,
-  );
+  (
+    await h.db.query<{ action: string }>(
+      'select action from audit_logs where workspace_id = $1 order by occurred_at, id',
+      [workspaceId],
+    )
+  ).map((row) => row.action);
 
 describe('admin authentication', () => {
   test('a missing or wrong token is a 401 in the error shape; the admin token is compared by hash', async () => {
     assertError(await h.admin('GET', '/admin/workspaces', undefined, null), 401, 'invalid_api_key');
-    assertError(await h.admin('GET', '/admin/workspaces', undefined, 'tprm_admin_wrong'), 401, 'invalid_api_key');
+    assertError(
+      await h.admin('GET', '/admin/workspaces', undefined, 'tprm_admin_wrong'),
+      401,
+      'invalid_api_key',
+    );
     assertError(await h.admin('GET', '/admin/workspaces', undefined, ws.key), 401, 'invalid_api_key');
   });
 
@@ -38,11 +45,25 @@ describe('workspaces and users', () => {
   test('create, read, list, update; the plan change takes effect on the next public request', async () => {
     const created = await h.admin('POST', '/admin/workspaces', { name: 'Ops', plan: 'starter' });
     assert.equal(created.status, 201);
-    assert.deepEqual(Object.keys(created.json).sort(), ['assessment_quota', 'created_at', 'id', 'name', 'plan', 'updated_at']);
+    assert.deepEqual(Object.keys(created.json).sort(), [
+      'assessment_quota',
+      'created_at',
+      'id',
+      'name',
+      'plan',
+      'updated_at',
+    ]);
     assert.equal(created.json.assessment_quota, 100);
     assert.equal((await h.admin('GET', `/admin/workspaces/${created.json.id}`)).json.name, 'Ops');
-    assert.ok((await h.admin('GET', '/admin/workspaces')).json.data.some((w: { id: string }) => w.id === created.json.id));
-    const patched = await h.admin('PATCH', `/admin/workspaces/${created.json.id}`, { plan: 'enterprise', assessment_quota: 5 });
+    assert.ok(
+      (await h.admin('GET', '/admin/workspaces')).json.data.some(
+        (w: { id: string }) => w.id === created.json.id,
+      ),
+    );
+    const patched = await h.admin('PATCH', `/admin/workspaces/${created.json.id}`, {
+      plan: 'enterprise',
+      assessment_quota: 5,
+    });
     assert.equal(patched.json.plan, 'enterprise');
     assert.equal(patched.json.assessment_quota, 5);
     assert.deepEqual(await auditActions(created.json.id), ['workspace.created', 'workspace.updated']);
@@ -52,7 +73,11 @@ describe('workspaces and users', () => {
     const bad = await h.admin('POST', '/admin/workspaces', { name: '', plan: 'gold', extra: 1 });
     assertError(bad, 422, 'validation_failed');
     assert.deepEqual(Object.keys(bad.json.error.details.fields).sort(), ['extra', 'name', 'plan']);
-    assertError(await h.admin('GET', '/admin/workspaces/00000000-0000-4000-8000-000000000000'), 404, 'resource_not_found');
+    assertError(
+      await h.admin('GET', '/admin/workspaces/00000000-0000-4000-8000-000000000000'),
+      404,
+      'resource_not_found',
+    );
     assertError(await h.admin('GET', '/admin/workspaces/nope'), 404, 'resource_not_found');
     assertError(await h.admin('POST', '/admin/workspaces', '{"broken'), 400, 'invalid_request');
   });
@@ -61,13 +86,21 @@ describe('workspaces and users', () => {
 describe('API keys', () => {
   test('created_by must be a user of the same workspace', async () => {
     const other = await h.workspace();
-    const res = await h.admin('POST', `/admin/workspaces/${ws.id}/api-keys`, { name: 'x', scopes: ['suppliers:read'], created_by: other.userId });
+    const res = await h.admin('POST', `/admin/workspaces/${ws.id}/api-keys`, {
+      name: 'x',
+      scopes: ['suppliers:read'],
+      created_by: other.userId,
+    });
     assertError(res, 422, 'validation_failed');
     assert.ok('created_by' in res.json.error.details.fields);
   });
 
   test('unknown scopes are refused', async () => {
-    const res = await h.admin('POST', `/admin/workspaces/${ws.id}/api-keys`, { name: 'x', scopes: ['everything'], created_by: ws.userId });
+    const res = await h.admin('POST', `/admin/workspaces/${ws.id}/api-keys`, {
+      name: 'x',
+      scopes: ['everything'],
+      created_by: ws.userId,
+    });
     assertError(res, 422, 'validation_failed');
   });
 
@@ -86,8 +119,18 @@ describe('API keys', () => {
 
 describe('webhook endpoints', () => {
   test('https only (decision 30); the signing secret is shown once, at registration', async () => {
-    for (const url of ['http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://10.0.0.1/x', 'https://[::1]/x', 'https://localhost/x', 'not a url']) {
-      const res = await h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, { url, events: ['alert.created'] });
+    for (const url of [
+      'http://hooks.example.com/x',
+      'https://127.0.0.1/x',
+      'https://10.0.0.1/x',
+      'https://[::1]/x',
+      'https://localhost/x',
+      'not a url',
+    ]) {
+      const res = await h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, {
+        url,
+        events: ['alert.created'],
+      });
       assertError(res, 422, 'validation_failed');
       assert.ok('url' in res.json.error.details.fields, url);
     }
@@ -99,20 +142,30 @@ describe('webhook endpoints', () => {
     assert.equal(created.status, 201);
     assert.match(created.json.signing_secret, /^whsec_/);
     assert.equal(created.json.enabled, true);
-    const patched = await h.admin('PATCH', `/admin/webhook-endpoints/${created.json.id}`, { enabled: false, description: null });
+    const patched = await h.admin('PATCH', `/admin/webhook-endpoints/${created.json.id}`, {
+      enabled: false,
+      description: null,
+    });
     assert.equal(patched.status, 200);
     assert.equal(patched.json.enabled, false);
     assert.equal(patched.json.description, null);
     assert.ok(!('signing_secret' in patched.json));
     assert.equal((await h.admin('DELETE', `/admin/webhook-endpoints/${created.json.id}`)).status, 204);
-    assertError(await h.admin('DELETE', `/admin/webhook-endpoints/${created.json.id}`), 404, 'resource_not_found');
+    assertError(
+      await h.admin('DELETE', `/admin/webhook-endpoints/${created.json.id}`),
+      404,
+      'resource_not_found',
+    );
   });
 
   test('WEBHOOK_ALLOW_INSECURE_URLS=true allows http and loopback targets', async () => {
     const insecure = await Harness.start({ env: { WEBHOOK_ALLOW_INSECURE_URLS: 'true' } });
     try {
       const w = await insecure.workspace();
-      const res = await insecure.admin('POST', `/admin/workspaces/${w.id}/webhook-endpoints`, { url: 'http://127.0.0.1:9/x', events: ['alert.created'] });
+      const res = await insecure.admin('POST', `/admin/workspaces/${w.id}/webhook-endpoints`, {
+        url: 'http://127.0.0.1:9/x',
+        events: ['alert.created'],
+      });
       assert.equal(res.status, 201);
     } finally {
       await insecure.close();
@@ -124,7 +177,11 @@ describe('import', () => {
   test('one invalid record fails the whole document with 422 and field paths; nothing is written', async () => {
     const w = await h.workspace();
     const res = await h.admin('POST', `/admin/workspaces/${w.id}/import`, {
-      suppliers: [{ name: 'Good' }, { name: 'Bad', criticality: 'extreme' }, { name: 'Worse', colour: 'red' }],
+      suppliers: [
+        { name: 'Good' },
+        { name: 'Bad', criticality: 'extreme' },
+        { name: 'Worse', colour: 'red' },
+      ],
       assessments: [{ supplier_id: '00000000-0000-4000-8000-000000000000', assessment_type: 'self' }],
     });
     assertError(res, 422, 'validation_failed');
@@ -139,7 +196,9 @@ describe('import', () => {
     const other = await h.workspace();
     const theirs = await h.import(other.id, { suppliers: [{ name: 'Theirs' }] });
     assert.deepEqual(theirs.json.created, { suppliers: 1 });
-    const [supplier] = await h.db.query<{ id: string }>('select id from suppliers where workspace_id = $1', [other.id]);
+    const [supplier] = await h.db.query<{ id: string }>('select id from suppliers where workspace_id = $1', [
+      other.id,
+    ]);
     const res = await h.admin('POST', `/admin/workspaces/${w.id}/import`, {
       assessments: [{ supplier_id: supplier?.id, assessment_type: 'self' }],
     });
@@ -151,8 +210,27 @@ describe('import', () => {
     const w = await h.workspace();
     const id = '11111111-1111-4111-8111-111111111111';
     const res = await h.import(w.id, {
-      suppliers: [{ id, name: 'Own', domain: 'OWN.example', created_at: '2020-02-29T12:00:00.123456Z', assessment_count: 99, is_active: false, status: 'active' }],
-      assessments: [{ supplier_id: id, assessment_type: 'supplier', status: 'completed', completed_at: '2024-01-01T00:00:00Z', gap_count: 5, expires_at: '1999-01-01T00:00:00Z' }],
+      suppliers: [
+        {
+          id,
+          name: 'Own',
+          domain: 'OWN.example',
+          created_at: '2020-02-29T12:00:00.123456Z',
+          assessment_count: 99,
+          is_active: false,
+          status: 'active',
+        },
+      ],
+      assessments: [
+        {
+          supplier_id: id,
+          assessment_type: 'supplier',
+          status: 'completed',
+          completed_at: '2024-01-01T00:00:00Z',
+          gap_count: 5,
+          expires_at: '1999-01-01T00:00:00Z',
+        },
+      ],
     });
     assert.deepEqual(res.json.created, { suppliers: 1, assessments: 1 });
     const one = await h.api('GET', `/suppliers/${id}`, { key: w.key });
@@ -160,17 +238,32 @@ describe('import', () => {
     assert.equal(one.json.domain, 'own.example');
     assert.equal(one.json.assessment_count, 1);
     assert.equal(one.json.is_active, true);
-    const dup = await h.admin('POST', `/admin/workspaces/${w.id}/import`, { suppliers: [{ name: 'Again', domain: 'own.example' }] });
+    const dup = await h.admin('POST', `/admin/workspaces/${w.id}/import`, {
+      suppliers: [{ name: 'Again', domain: 'own.example' }],
+    });
     assertError(dup, 422, 'validation_failed');
     assert.ok('suppliers[0].domain' in dup.json.error.details.fields);
-    const twice = await h.admin('POST', `/admin/workspaces/${w.id}/import`, { suppliers: [{ name: 'a', domain: 'x.example' }, { name: 'b', domain: 'x.example' }] });
+    const twice = await h.admin('POST', `/admin/workspaces/${w.id}/import`, {
+      suppliers: [
+        { name: 'a', domain: 'x.example' },
+        { name: 'b', domain: 'x.example' },
+      ],
+    });
     assertError(twice, 422, 'validation_failed');
     assert.ok((await auditActions(w.id)).includes('workspace.data_imported'));
   });
 
   test('an unknown collection or a non-array is a 422', async () => {
-    assertError(await h.admin('POST', `/admin/workspaces/${ws.id}/import`, { vendors: [] }), 422, 'validation_failed');
-    assertError(await h.admin('POST', `/admin/workspaces/${ws.id}/import`, { suppliers: {} }), 422, 'validation_failed');
+    assertError(
+      await h.admin('POST', `/admin/workspaces/${ws.id}/import`, { vendors: [] }),
+      422,
+      'validation_failed',
+    );
+    assertError(
+      await h.admin('POST', `/admin/workspaces/${ws.id}/import`, { suppliers: {} }),
+      422,
+      'validation_failed',
+    );
   });
 
   test('an import emits no webhook event', async () => {

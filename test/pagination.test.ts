@@ -17,7 +17,11 @@ async function walk(key: string, query: string, between?: (page: number) => Prom
   const seen: string[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 100; page++) {
-    const res = await h.api('GET', `/suppliers?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+    const res = await h.api(
+      'GET',
+      `/suppliers?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { key },
+    );
     assert.equal(res.status, 200, res.body);
     seen.push(...res.json.data.map((s: { id: string }) => s.id));
     assert.equal(res.json.meta.has_more, res.json.meta.next_cursor !== null);
@@ -35,7 +39,10 @@ describe('cursor pagination', () => {
     // Rows one microsecond apart and rows sharing one instant: order and ties must survive the round trip.
     const suppliers = Array.from({ length: 23 }, (_, i) => ({
       name: `S${i}`,
-      created_at: i < 10 ? `2025-01-01T00:00:00.0000${String(i).padStart(2, '0')}Z` : new Date(base + Math.floor(i / 3) * 1000).toISOString(),
+      created_at:
+        i < 10
+          ? `2025-01-01T00:00:00.0000${String(i).padStart(2, '0')}Z`
+          : new Date(base + Math.floor(i / 3) * 1000).toISOString(),
     }));
     await h.import(w.id, { suppliers });
     const stored = await h.db.query<{ id: string }>(
@@ -44,10 +51,17 @@ describe('cursor pagination', () => {
     );
     let inserted = 0;
     const seen = await walk(w.key, 'limit=4', async () => {
-      await h.api('POST', '/suppliers', { key: w.key, body: { name: `new ${inserted++}` }, headers: { 'idempotency-key': `k${inserted}` } });
+      await h.api('POST', '/suppliers', {
+        key: w.key,
+        body: { name: `new ${inserted++}` },
+        headers: { 'idempotency-key': `k${inserted}` },
+      });
     });
     assert.ok(inserted >= 5);
-    assert.deepEqual(seen, stored.map((row) => row.id));
+    assert.deepEqual(
+      seen,
+      stored.map((row) => row.id),
+    );
   });
 
   test('default limit 50, maximum 200; above 200 is a 400, not clamped', async () => {
@@ -70,20 +84,51 @@ describe('cursor pagination', () => {
   });
 
   test('a cursor is bound to its filters, its endpoint and its workspace, and tamper-evident', async () => {
-    await h.import(ws.id, { suppliers: Array.from({ length: 6 }, (_, i) => ({ name: `T${i}`, status: 'active' })) });
+    await h.import(ws.id, {
+      suppliers: Array.from({ length: 6 }, (_, i) => ({ name: `T${i}`, status: 'active' })),
+    });
     const first = await h.api('GET', '/suppliers?limit=2&status=active', { key: ws.key });
     const cursor = first.json.meta.next_cursor as string;
-    assert.equal((await h.api('GET', `/suppliers?limit=2&status=active&cursor=${cursor}`, { key: ws.key })).status, 200);
+    assert.equal(
+      (await h.api('GET', `/suppliers?limit=2&status=active&cursor=${cursor}`, { key: ws.key })).status,
+      200,
+    );
     // limit may change between pages; filters may not.
-    assert.equal((await h.api('GET', `/suppliers?limit=5&status=active&cursor=${cursor}`, { key: ws.key })).status, 200);
-    assertError(await h.api('GET', `/suppliers?limit=2&status=pending&cursor=${cursor}`, { key: ws.key }), 400, 'invalid_request');
-    assertError(await h.api('GET', `/suppliers?limit=2&cursor=${cursor}`, { key: ws.key }), 400, 'invalid_request');
+    assert.equal(
+      (await h.api('GET', `/suppliers?limit=5&status=active&cursor=${cursor}`, { key: ws.key })).status,
+      200,
+    );
+    assertError(
+      await h.api('GET', `/suppliers?limit=2&status=pending&cursor=${cursor}`, { key: ws.key }),
+      400,
+      'invalid_request',
+    );
+    assertError(
+      await h.api('GET', `/suppliers?limit=2&cursor=${cursor}`, { key: ws.key }),
+      400,
+      'invalid_request',
+    );
     const other = await h.workspace();
-    assertError(await h.api('GET', `/suppliers?limit=2&status=active&cursor=${cursor}`, { key: other.key }), 400, 'invalid_request');
+    assertError(
+      await h.api('GET', `/suppliers?limit=2&status=active&cursor=${cursor}`, { key: other.key }),
+      400,
+      'invalid_request',
+    );
     const [payload, mac] = cursor.split('.') as [string, string];
-    const forged = Buffer.from(JSON.stringify(['2999-01-01T00:00:00.000000Z', '00000000-0000-4000-8000-000000000000'])).toString('base64url');
-    for (const bad of [`${forged}.${mac}`, `${payload}.${mac.slice(0, -2)}AA`, payload, `${cursor}.x`, 'garbage', '%%%']) {
-      const res = await h.api('GET', `/suppliers?limit=2&status=active&cursor=${encodeURIComponent(bad)}`, { key: ws.key });
+    const forged = Buffer.from(
+      JSON.stringify(['2999-01-01T00:00:00.000000Z', '00000000-0000-4000-8000-000000000000']),
+    ).toString('base64url');
+    for (const bad of [
+      `${forged}.${mac}`,
+      `${payload}.${mac.slice(0, -2)}AA`,
+      payload,
+      `${cursor}.x`,
+      'garbage',
+      '%%%',
+    ]) {
+      const res = await h.api('GET', `/suppliers?limit=2&status=active&cursor=${encodeURIComponent(bad)}`, {
+        key: ws.key,
+      });
       assertError(res, 400, 'invalid_request');
       assert.equal(res.json.error.details.parameter, 'cursor');
     }
@@ -95,13 +140,39 @@ describe('GET /suppliers filters', () => {
     const w = await h.workspace();
     await h.import(w.id, {
       suppliers: [
-        { name: 'A', status: 'active', criticality: 'high', risk_group: 'G1', vendor_profile: 'P1', tags: ['cloud', 'eu'], updated_at: '2025-06-01T00:00:00Z' },
-        { name: 'B', status: 'inactive', criticality: 'low', risk_group: 'G2', vendor_profile: 'P2', tags: ['eu'], updated_at: '2024-01-01T00:00:00Z' },
-        { name: 'C', status: 'pending', criticality: 'critical', risk_group: 'G3', vendor_profile: 'P3', tags: [], updated_at: '2025-01-01T00:00:00.000001Z' },
+        {
+          name: 'A',
+          status: 'active',
+          criticality: 'high',
+          risk_group: 'G1',
+          vendor_profile: 'P1',
+          tags: ['cloud', 'eu'],
+          updated_at: '2025-06-01T00:00:00Z',
+        },
+        {
+          name: 'B',
+          status: 'inactive',
+          criticality: 'low',
+          risk_group: 'G2',
+          vendor_profile: 'P2',
+          tags: ['eu'],
+          updated_at: '2024-01-01T00:00:00Z',
+        },
+        {
+          name: 'C',
+          status: 'pending',
+          criticality: 'critical',
+          risk_group: 'G3',
+          vendor_profile: 'P3',
+          tags: [],
+          updated_at: '2025-01-01T00:00:00.000001Z',
+        },
       ],
     });
     const names = async (query: string) =>
-      ((await h.api('GET', `/suppliers?${query}`, { key: w.key })).json.data as { name: string }[]).map((s) => s.name).sort();
+      ((await h.api('GET', `/suppliers?${query}`, { key: w.key })).json.data as { name: string }[])
+        .map((s) => s.name)
+        .sort();
     assert.deepEqual(await names(''), ['A', 'B', 'C']);
     assert.deepEqual(await names('status=inactive'), ['B']);
     assert.deepEqual(await names('criticality=critical'), ['C']);
@@ -116,8 +187,16 @@ describe('GET /suppliers filters', () => {
 
   test('is_active is true exactly when status is active', async () => {
     const w = await h.workspace();
-    await h.import(w.id, { suppliers: [{ name: 'On', status: 'active' }, { name: 'Off', status: 'inactive' }] });
-    const rows = (await h.api('GET', '/suppliers', { key: w.key })).json.data as { status: string; is_active: boolean }[];
+    await h.import(w.id, {
+      suppliers: [
+        { name: 'On', status: 'active' },
+        { name: 'Off', status: 'inactive' },
+      ],
+    });
+    const rows = (await h.api('GET', '/suppliers', { key: w.key })).json.data as {
+      status: string;
+      is_active: boolean;
+    }[];
     for (const row of rows) assert.equal(row.is_active, row.status === 'active');
   });
 });

@@ -22,11 +22,12 @@ before(async () => {
 });
 after(() => h.close());
 
-describe('workspace buckets with the specification\'s limits', () => {
+describe("workspace buckets with the specification's limits", () => {
   test('60 requests in one second pass, the 61st is a 429 with Retry-After; 4xx count too; a 429 consumes nothing', async () => {
     clock = Date.parse('2026-01-01T00:10:00.200Z');
     const statuses: number[] = [];
-    for (let i = 0; i < 59; i++) statuses.push((await h.api('GET', '/suppliers?limit=1', { key: ws.key })).status);
+    for (let i = 0; i < 59; i++)
+      statuses.push((await h.api('GET', '/suppliers?limit=1', { key: ws.key })).status);
     statuses.push((await h.api('GET', '/suppliers?status=bogus', { key: ws.key })).status);
     assert.deepEqual([...new Set(statuses)], [200, 400]);
     const limited = await h.api('GET', '/suppliers', { key: ws.key });
@@ -57,9 +58,15 @@ describe('workspace buckets with the specification\'s limits', () => {
     clock = Date.parse('2026-01-01T02:00:00.100Z');
     const w = await h.workspace();
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await h.api('GET', '/suppliers', { key: 'tprm_00000000_bad', remoteAddress: '10.1.1.1' })).status);
+    for (let i = 0; i < 7; i++)
+      statuses.push(
+        (await h.api('GET', '/suppliers', { key: 'tprm_00000000_bad', remoteAddress: '10.1.1.1' })).status,
+      );
     assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
-    const fromElsewhere = await h.api('GET', '/suppliers', { key: 'tprm_00000000_bad', remoteAddress: '10.1.1.2' });
+    const fromElsewhere = await h.api('GET', '/suppliers', {
+      key: 'tprm_00000000_bad',
+      remoteAddress: '10.1.1.2',
+    });
     assert.equal(fromElsewhere.status, 401);
     const good = await h.api('GET', '/suppliers', { key: w.key, remoteAddress: '10.1.1.1' });
     assert.equal(good.status, 200);

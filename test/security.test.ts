@@ -54,7 +54,13 @@ for (const route of publicRoutes) {
   describe(`${route.method} ${route.url}`, () => {
     test('no key, unknown key, revoked key, expired key: the same 401 invalid_api_key', async () => {
       const bodies = new Set<string>();
-      for (const key of [null, keys.unknown as string, keys.revoked as string, keys.expired as string, 'not-even-a-key']) {
+      for (const key of [
+        null,
+        keys.unknown as string,
+        keys.revoked as string,
+        keys.expired as string,
+        'not-even-a-key',
+      ]) {
         const res = await call(route, key);
         assertError(res, 401, 'invalid_api_key');
         assert.equal(res.headers['x-ratelimit-limit'], undefined, 'a 401 carries no rate-limit headers');

@@ -19,12 +19,15 @@ describe('migrations', () => {
   test('numbered, applied once: a second run applies nothing, and none is pending', async () => {
     const files = loadMigrations();
     assert.ok(files.length >= 1);
-    assert.deepEqual(files.map((m) => m.version), [...files.map((m) => m.version)].sort((a, b) => a - b));
+    assert.deepEqual(
+      files.map((m) => m.version),
+      [...files.map((m) => m.version)].sort((a, b) => a - b),
+    );
     assert.deepEqual(await migrate(h.db), []);
     assert.equal(await pendingMigrations(h.db), 0);
   });
 
-  test('every tenant table\'s primary key starts with workspace_id', async () => {
+  test("every tenant table's primary key starts with workspace_id", async () => {
     const rows = await h.db.query<{ table_name: string; first: string }>(
       `select c.relname as table_name, a.attname as first
          from pg_index i join pg_class c on c.oid = i.indrelid
@@ -40,7 +43,9 @@ describe('migrations', () => {
 
 describe('instants', () => {
   test('microseconds survive the round trip (a JS Date would drop them)', async () => {
-    const [row] = await h.db.query<{ at: string }>("select iso('2024-05-01 09:30:00.123456+00'::timestamptz) as at");
+    const [row] = await h.db.query<{ at: string }>(
+      "select iso('2024-05-01 09:30:00.123456+00'::timestamptz) as at",
+    );
     assert.equal(row?.at, '2024-05-01T09:30:00.123456Z');
   });
 });

@@ -57,13 +57,17 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body.',
   FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
-  FST_ERR_BAD_URL: 'The URL is malformed.',
   FST_ERR_ASYNC_CONSTRAINT: 'The request is malformed.',
 };
+
+// A path the router cannot decode (`%zz`) or whose parameter is absurdly long names nothing in the
+// specification: 404 like any unknown path (decisions 3, 4), not the router's own 400/414.
+const UNROUTABLE_CODES = new Set(['FST_ERR_BAD_URL', 'FST_ERR_MAX_PARAM_LENGTH']);
 
 export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
+  if (fastifyError?.code && UNROUTABLE_CODES.has(fastifyError.code)) return notFound();
   const known = fastifyError?.code ? CLIENT_ERROR_CODES[fastifyError.code] : undefined;
   if (known) return invalidRequest(known);
   if (error instanceof SyntaxError || fastifyError?.statusCode === 400) {
@@ -79,5 +83,10 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => sendError(reply, toApiError(error, request)));
+  // Unknown paths and methods (OPTIONS included) are answered as soon as the request arrives, before its
+  // body is read or parsed: a malformed or oversized body on them is still a 404 (decisions 1, 4).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return sendError(reply, notFound());
+  });
   app.setNotFoundHandler((_request, reply) => sendError(reply, notFound()));
 }

@@ -96,7 +96,8 @@ export async function importDocument(
       }
       const record: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(raw)) {
-        const computed = collection.resource.fields[key]?.sql !== undefined || collection.ignore?.includes(key);
+        const computed =
+          collection.resource.fields[key]?.sql !== undefined || collection.ignore?.includes(key);
         if (!computed) record[key] = value;
       }
       const problems = validate(record);

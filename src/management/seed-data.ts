@@ -12,13 +12,18 @@
 // without keeping it in memory. A unit's shape (how many children of each kind) comes from a separate
 // "plan" stream, so `countSeedRecords` walks the plans only.
 
+/** Everything scales from the number of suppliers: ~1.5 assessments and ~0.5 risks per supplier, ~5-20 gaps
+ * per completed assessment, 2 assets per supplier (at most 100,000), threats, context and insights capped. */
 export interface SeedSize {
   suppliers: number;
 }
 export interface SeedOptions {
   size: SeedSize;
+  /** 32-bit integer; default 1. */
   seed?: number;
+  /** Maximum records per yielded document; default 2000. */
   batchSize?: number;
+  /** The instant the data is "as of"; default the start of the current UTC day. */
   now?: Date;
 }
 export type ImportDocument = Record<string, Record<string, unknown>[]>;
@@ -477,6 +482,13 @@ interface PlanState {
   risks: number;
 }
 
+/** Treatments per risk status: [min, max]. */
+const TREATMENTS: Record<string, [number, number]> = {
+  open: [0, 2],
+  treated: [1, 3],
+  accepted: [0, 0],
+  closed: [1, 2],
+};
 const SALT_PLAN = 0x51a7;
 const SALT_BUILD = 0xb11d;
 const MIN_SUPPLIER_AGE_DAYS = 60;
@@ -496,14 +508,8 @@ function planUnit(ctx: Ctx, st: PlanState, i: number): UnitPlan {
   const addRisk = (supplier: boolean) => {
     const index = st.risks++;
     const status = pick(rng, E.riskStatus, index);
-    const treatments =
-      status === 'treated'
-        ? rng.int(1, 3)
-        : status === 'closed'
-          ? rng.int(1, 2)
-          : status === 'open'
-            ? rng.int(0, 2)
-            : 0;
+    const [lo, hi] = TREATMENTS[status] ?? [0, 0];
+    const treatments = rng.int(lo, hi);
     const acceptance = status === 'accepted' || index < 3 || rng.chance(0.04);
     risks.push({ status, supplier, treatments, acceptance });
   };

@@ -21,7 +21,8 @@ const heldHere = new Set<string>();
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, 'tprm.lock');
-  if (heldHere.has(path)) throw new DataDirLockedError(`The embedded database in ${dataDir} is already open in this process.`);
+  if (heldHere.has(path))
+    throw new DataDirLockedError(`The embedded database in ${dataDir} is already open in this process.`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');

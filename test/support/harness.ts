@@ -133,7 +133,11 @@ export class Harness {
   private readonly extraApps: FastifyInstance[] = [];
 
   async close(): Promise<void> {
-    await Promise.all([this.publicApp.close(), this.adminApp.close(), ...this.extraApps.map((app) => app.close())]);
+    await Promise.all([
+      this.publicApp.close(),
+      this.adminApp.close(),
+      ...this.extraApps.map((app) => app.close()),
+    ]);
     await this.services.limiter.close();
     await this.db.close();
     await this.drop();

@@ -35,7 +35,8 @@ export const actionPlansAdmin: AdminRegistrar = (route) => {
           [itemId, input.user_id],
         );
         if (!found) throw notFound('action plan item');
-        if (!found.user_ok) throw validationFailed({ user_id: 'is not a user of the workspace of this item' });
+        if (!found.user_ok)
+          throw validationFailed({ user_id: 'is not a user of the workspace of this item' });
         const item = await changeItemStatus(
           new TenantDb(tx, found.workspace_id),
           tx,

@@ -27,7 +27,9 @@ export const ActionPlan = defineResource({
     supplier_id: field(Uuid, { required: true }),
     assessment_id: field(Nullable(Uuid)),
     title: field(Type.String({ minLength: 1, maxLength: 300 }), { required: true }),
-    status: field(Type.String({ minLength: 1, maxLength: 50, description: 'e.g. open, in_progress, closed' })),
+    status: field(
+      Type.String({ minLength: 1, maxLength: 50, description: 'e.g. open, in_progress, closed' }),
+    ),
     due_date: field(Nullable(DateOnly)),
     item_count: field(Type.Integer({ minimum: 0 }), {
       sql: '(select count(*)::int from action_plan_items i where i.workspace_id = $t.workspace_id and i.action_plan_id = $t.id)',

@@ -2,7 +2,7 @@
 // 38, 40).
 import { Type } from 'typebox';
 import { listRoute } from '../../http/list.js';
-import { LimitParam, renderPage } from '../../http/pagination.js';
+import { renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
 import { StringEnum } from '../fields.js';
 import { Alert, AlertRow, AlertScope, AlertSeverity, Insight, InsightCategory } from './schema.js';
@@ -14,9 +14,9 @@ const AlertsQuery = Type.Object(
   {
     limit: Type.Optional(
       Type.Integer({
-        minimum: LimitParam.minimum,
-        maximum: LimitParam.maximum,
-        default: LimitParam.default,
+        minimum: 1,
+        maximum: 200,
+        default: 50,
         description: 'Rows per scope (decision 15), 1 to 200 (default 50). Above 200 is rejected.',
       }),
     ),

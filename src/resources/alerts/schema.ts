@@ -77,7 +77,9 @@ export const AlertCreate = Type.Object(
     title: Title,
     body: Body,
     supplier_id: Type.Optional(
-      Nullable(Type.String({ format: 'uuid', description: 'Required when scope is supplier; null for org.' })),
+      Nullable(
+        Type.String({ format: 'uuid', description: 'Required when scope is supplier; null for org.' }),
+      ),
     ),
   },
   { additionalProperties: false },

@@ -6,10 +6,10 @@ import { Type } from 'typebox';
 import { type Filter, fetchPage, type ListQuery } from '../../http/list.js';
 import { CursorParam, cursorBinding, LimitParam, renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
-import { DateTime, Uuid } from '../fields.js';
+import { Uuid } from '../fields.js';
 import { AuditLog } from './schema.js';
 
-const instant = (description: string) => Type.String({ format: DateTime.format, description });
+const instant = (description: string) => Type.String({ format: 'date-time', description });
 
 const filters: Record<string, Filter> = {
   // Both bounds are inclusive.
@@ -43,7 +43,9 @@ const AuditQuery = Type.Object(
   {
     limit: Type.Optional(LimitParam),
     cursor: Type.Optional(CursorParam),
-    ...Object.fromEntries(Object.entries(filters).map(([name, filter]) => [name, Type.Optional(filter.schema)])),
+    ...Object.fromEntries(
+      Object.entries(filters).map(([name, filter]) => [name, Type.Optional(filter.schema)]),
+    ),
   },
   { additionalProperties: false },
 );
