@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildAdminApp, buildPublicApp, createServices } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { purgeIdempotencyKeys } from './http/idempotency.js';
 import { createMetrics } from './http/metrics.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { createDemoWorkspace, isEmpty } from './management/bootstrap.js';
@@ -93,6 +94,12 @@ async function main(): Promise<void> {
         `Try it:\n  curl -s -H 'Authorization: Bearer ${demo.apiKey}' '${config.publicBaseUrl}/v1/suppliers?limit=2'\n\n`,
     );
   }
+
+  // Idempotency keys are retained 24 hours (older ones are already ignored; this reclaims their rows).
+  const purge = setInterval(() => {
+    purgeIdempotencyKeys(db).catch((err) => logger.warn({ err: err.message }, 'idempotency purge failed'));
+  }, 3_600_000);
+  purge.unref();
 
   let stopping = false;
   const stop = async (signal: string) => {

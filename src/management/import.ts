@@ -19,6 +19,8 @@ export interface ImportCollection {
   unique?: string[][];
   /** Values for stored columns a record may omit. */
   defaults?: Record<string, unknown>;
+  /** Rules spanning several fields of one record (the record schema checks fields one by one). */
+  check?(record: Record<string, unknown>): Record<string, string> | null;
   /** Adjusts a valid record before it is stored (e.g. lowercase a domain, set internal columns). */
   normalize?(record: Record<string, unknown>): void;
   /** Internal columns `normalize` may set, besides the resource's own. */
@@ -100,7 +102,7 @@ export async function importDocument(
           collection.resource.fields[key]?.sql !== undefined || collection.ignore?.includes(key);
         if (!computed) record[key] = value;
       }
-      const problems = validate(record);
+      const problems = validate(record) ?? collection.check?.(record) ?? null;
       if (problems) {
         for (const [field, message] of Object.entries(problems)) fail(`${path}.${field}`, message);
         return;

@@ -15,7 +15,12 @@ export interface AuditEntry {
   metadata?: Record<string, unknown>;
 }
 
+// The audit log is a feed that SIEMs poll with a stored cursor ordered by occurred_at (decision 13). If two
+// transactions of one workspace could commit in an order other than their timestamps, a poller could pass
+// the later one before the earlier one becomes visible and never see it. Writers of one workspace therefore
+// take a transaction-scoped lock before stamping their entry, so occurred_at order is commit order.
 export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
+  await tx.query("select pg_advisory_xact_lock(hashtextextended('audit:' || $1, 0))", [entry.workspaceId]);
   await tx.query(
     `insert into audit_logs (workspace_id, id, action, actor_type, actor_id, target_type, target_id, request_id, metadata, occurred_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, clock_timestamp())`,
