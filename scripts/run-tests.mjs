@@ -52,9 +52,14 @@ if (url) {
   await migrate(db);
   await db.close();
   try {
-    status = run('PostgreSQL server', { TEST_TEMPLATE_DB: template }) || status;
+    status =
+      run('PostgreSQL server', { TEST_TEMPLATE_DB: template, TEST_DB_PREFIX: `tprm_t${process.pid}_` }) ||
+      status;
   } finally {
-    const leftovers = await admin.query("select datname from pg_database where datname like 'tprm_t_%'");
+    // Only this run's databases: other runs may share the server.
+    const leftovers = await admin.query('select datname from pg_database where datname like $1', [
+      `tprm_t${process.pid}\\_%`,
+    ]);
     for (const { datname } of leftovers.rows)
       await admin.query(`drop database if exists ${datname} with (force)`);
     await admin.query(`drop database if exists ${template} with (force)`);

@@ -40,7 +40,9 @@ export class CursorCodec {
   decode(binding: string, cursor: string): (string | number)[] {
     const [payload, signature, extra] = cursor.split('.');
     if (!payload || !signature || extra !== undefined) throw badCursor();
-    if (!constantTimeEqual(Buffer.from(signature, 'base64url'), this.mac(binding, payload)))
+    const given = Buffer.from(signature, 'base64url');
+    // Canonical spelling only (base64url can carry ignored padding bits), so one cursor has one form.
+    if (given.toString('base64url') !== signature || !constantTimeEqual(given, this.mac(binding, payload)))
       throw badCursor();
     try {
       const values = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

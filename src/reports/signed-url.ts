@@ -61,7 +61,14 @@ export function verifyObjectUrl(opts: {
   const given = Buffer.from(signature, 'base64url');
   const expected = sign(mac, token, expires);
   // timingSafeEqual throws on unequal lengths, so the length is checked first (length is not secret).
-  if (given.length !== SIG_BYTES || !timingSafeEqual(given, expected)) return invalid;
+  // A base64url string can carry ignored padding bits: require the canonical spelling so one URL has one form.
+  if (
+    given.length !== SIG_BYTES ||
+    given.toString('base64url') !== signature ||
+    !timingSafeEqual(given, expected)
+  ) {
+    return invalid;
+  }
 
   // Expiry is checked after the signature, so `expired` is only ever reported for a URL we issued; an edited
   // `expires` fails the signature instead of extending the URL.

@@ -55,7 +55,7 @@ async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }
   }
   const template = process.env.TEST_TEMPLATE_DB;
   if (!template) throw new Error('TEST_TEMPLATE_DB is not set: run the tests through npm test');
-  const name = `tprm_t_${randomBytes(6).toString('hex')}`;
+  const name = `${process.env.TEST_DB_PREFIX ?? 'tprm_t_'}${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`create database ${name} template ${template}`);
