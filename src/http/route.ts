@@ -65,6 +65,8 @@ export interface RouteDef<S extends PublicServices = PublicServices> {
   description?: string;
   query?: TObject;
   body?: TSchema;
+  /** The handler validates the body itself (PUT /assets judges each item on its own); `body` documents it. */
+  validateBody?: false;
   /** POST: requires Idempotency-Key and stores the response (decisions 7-10). */
   idempotent?: boolean;
   /** Extra rate-limit buckets counted with the workspace's (GET /reports/{id}/pdf). */
@@ -202,7 +204,7 @@ export function registerRoutes<S extends PublicServices>(
             throw invalidRequest('The request body must be a JSON object.');
           }
           const run = async (tx: Queryable) => {
-            if (route.body) validateBody(route.body, body);
+            if (route.body && route.validateBody !== false) validateBody(route.body, body);
             const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
             return { status: reply.status, body: reply.body ?? '' };
           };

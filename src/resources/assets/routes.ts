@@ -8,13 +8,14 @@ import {
   Asset,
   AssetSource,
   AssetType,
+  AssetUpsert,
   AssetUpsertEnvelope,
   AssetUpsertItem,
   AssetUpsertResult,
   CloudProvider,
   Exposure,
-  ReviewStatus,
   providerProblem,
+  ReviewStatus,
 } from './schema.js';
 
 const TAG = 'Assets';
@@ -58,29 +59,35 @@ interface Skipped {
   reason: string;
 }
 
+/** Why an item cannot be written on its own, or null when it can. */
+function itemProblem(item: unknown, index: number): string | null {
+  if (item === null || typeof item !== 'object' || Array.isArray(item))
+    return `assets[${index}] is not a JSON object.`;
+  const problems = checkItem(item);
+  if (!problems) return null;
+  const list = Object.entries(problems).map(([name, message]) => `${name} ${message}`);
+  return `assets[${index}] is invalid: ${list.join('; ')}.`;
+}
+
 /** Splits the batch into the items to write and the skipped ones (rule 3), in request order. */
-export function sortItems(items: readonly unknown[]): { valid: UpsertItem[]; skipped: Skipped[] } {
+function triageItems(items: readonly unknown[]): { valid: UpsertItem[]; skipped: Skipped[] } {
   const valid: UpsertItem[] = [];
   const skipped: Skipped[] = [];
   const firstIndex = new Map<string, number>();
   items.forEach((item, index) => {
-    const isObject = item !== null && typeof item === 'object' && !Array.isArray(item);
-    const raw = isObject ? (item as Record<string, unknown>).external_id : undefined;
+    const raw = (item as { external_id?: unknown } | null)?.external_id;
     const externalId = typeof raw === 'string' ? raw : null;
-    const skip = (reason: string) => skipped.push({ index, external_id: externalId, reason });
-    if (!isObject) return skip(`assets[${index}] is not a JSON object.`);
-    const problems = checkItem(item);
-    if (problems) {
-      const list = Object.entries(problems).map(([name, message]) => `${name} ${message}`);
-      return skip(`assets[${index}] is invalid: ${list.join('; ')}.`);
-    }
-    const asset = item as UpsertItem;
+    let reason = itemProblem(item, index);
     // Two items for one asset in one batch: the first is applied, later ones are reported, never merged.
-    const first = firstIndex.get(asset.external_id);
-    if (first !== undefined)
-      return skip(`assets[${index}] repeats the external_id of assets[${first}], which was applied instead.`);
-    firstIndex.set(asset.external_id, index);
-    valid.push(asset);
+    const first = externalId === null ? undefined : firstIndex.get(externalId);
+    if (!reason && first !== undefined)
+      reason = `assets[${index}] repeats the external_id of assets[${first}], which was applied instead.`;
+    if (reason) {
+      skipped.push({ index, external_id: externalId, reason });
+    } else {
+      firstIndex.set(externalId as string, index);
+      valid.push(item as UpsertItem);
+    }
   });
   return { valid, skipped };
 }
@@ -123,8 +130,9 @@ const upsertAssets: RouteDef = {
     'external_id earlier in the batch, is skipped with a reason while the others are written. Attributes an ' +
     'item omits are stored as null. New assets are `discovered`; the review status of existing ones is never ' +
     'changed. No Idempotency-Key: repeating a payload is harmless and reports 0 created, 0 updated.',
-  // No `body` here: the pipeline would validate (and refuse) the whole batch at once, while rule 3 wants
-  // each item judged on its own. The handler checks the envelope, then every item.
+  // Rule 3 wants each item judged on its own: the handler checks the envelope, then every item.
+  body: AssetUpsert,
+  validateBody: false,
   responses: {
     200: { description: 'What the batch did.', schema: AssetUpsertResult },
   },
@@ -133,15 +141,14 @@ const upsertAssets: RouteDef = {
     // The envelope (400/422 before anything is written): items stand in as placeholders, so that one bad
     // item's text cannot fail the batch, while `assets` still counts towards its 500 limit.
     const items = Array.isArray(input.assets) ? (input.assets as unknown[]) : null;
-    const fields =
-      checkEnvelope({ ...input, ...(items ? { assets: items.map(() => null) } : {}) }) ?? {};
+    const fields = checkEnvelope({ ...input, ...(items ? { assets: items.map(() => null) } : {}) }) ?? {};
     const provider = providerProblem(input.source, input.cloud_provider);
     if (provider && !fields.source && !fields.cloud_provider) fields.cloud_provider = provider;
     if (Object.keys(fields).length > 0 || !items) throw validationFailed(fields);
 
     const source = input.source as string;
     const cloudProvider = (input.cloud_provider ?? null) as string | null;
-    const { valid, skipped } = sortItems(items);
+    const { valid, skipped } = triageItems(items);
     let created = 0;
     let updated = 0;
     if (valid.length > 0) {
