@@ -437,7 +437,7 @@ describe('errors', () => {
     assert.match(none.stderr, /set ADMIN_TOKEN/);
   });
 
-  test('an unreachable server exits 1 naming the URL', async () => {
+  test('an unreachable server or a malformed ADMIN_URL exits 1 naming the URL', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -445,6 +445,9 @@ describe('errors', () => {
     const run = await tprm(['workspaces', 'list', '--admin-url', `http://127.0.0.1:${port}`]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, new RegExp(`Cannot reach the management API at http://127.0.0.1:${port}`));
+    const malformed = await tprm(['workspaces', 'list'], { env: { ADMIN_URL: 'ftp://x' } });
+    assert.equal(malformed.code, 1);
+    assert.match(malformed.stderr, /not an http\(s\) URL/);
   });
 });
 

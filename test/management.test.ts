@@ -272,3 +272,14 @@ describe('import', () => {
     assert.equal((await h.db.query('select 1 from events where workspace_id = $1', [w.id])).length, 0);
   });
 });
+
+describe('import of ids already stored', () => {
+  test('a record whose id exists in the workspace is a 422 naming it, not a 500', async () => {
+    const w = await h.workspace();
+    const id = '22222222-2222-4222-8222-222222222222';
+    await h.import(w.id, { suppliers: [{ id, name: 'First' }] });
+    const again = await h.admin('POST', `/admin/workspaces/${w.id}/import`, { suppliers: [{ id, name: 'Second' }] });
+    assertError(again, 422, 'validation_failed');
+    assert.ok('suppliers[0].id' in again.json.error.details.fields);
+  });
+});

@@ -66,6 +66,8 @@ const path = (parts: TemplateStringsArray, ...values: string[]): string =>
 function connect(globals: Globals): Call {
   const base = (globals.adminUrl || process.env.ADMIN_URL || DEFAULT_ADMIN_URL).replace(/\/+$/, '');
   return async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+    if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol))
+      throw new CliError(`The admin URL "${base}" is not an http(s) URL (ADMIN_URL or --admin-url).`);
     const token = globals.adminToken || process.env.ADMIN_TOKEN;
     if (!token) {
       throw new CliError(
@@ -202,7 +204,7 @@ function printWithSecret(
   print(io, value, () => `${record(rest)}\n\n${what} (${secretField}):\n  ${secret}\n\nwarning: ${warning}`);
 }
 
-const KEY_STATUS = (key: Json): string =>
+const keyStatus = (key: Json): string =>
   key.revoked_at
     ? 'revoked'
     : key.expires_at && Date.parse(key.expires_at as string) <= Date.now()
@@ -501,8 +503,8 @@ const planOption = () =>
     'business',
     'starter',
   ]);
-const quotaOption = () =>
-  new Option('--quota <n>', 'assessment_quota: supplier assessments the API may create').argParser(
+const quotaOption = (note = '') =>
+  new Option('--quota <n>', `assessment_quota: supplier assessments the API may create${note}`).argParser(
     integer(0, 1_000_000),
   );
 
@@ -551,7 +553,7 @@ ${examples([
     .description('create a workspace (POST /admin/workspaces)')
     .requiredOption('--name <name>', 'workspace name')
     .addOption(planOption().makeOptionMandatory())
-    .addOption(quotaOption().default(undefined, '100'))
+    .addOption(quotaOption(' (default: 100)'))
     .addHelpText(
       'after',
       examples(['tprm workspaces create --name "Acme Corp" --plan enterprise --quota 500']),
@@ -667,7 +669,7 @@ ${examples([
             'id',
             'name',
             'prefix',
-            ['status', KEY_STATUS],
+            ['status', keyStatus],
             ['scopes', scopesText],
             'expires_at',
             'last_used_at',

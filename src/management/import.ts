@@ -122,10 +122,14 @@ export async function importDocument(
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
   return db.transaction(async (tx) => {
-    // 2. References resolve inside this workspace: the document or what is already stored.
+    // 2. Ids are new to the workspace, and references resolve inside it: the document or what is stored.
     for (const collection of collections) {
       const rows = prepared.get(collection.name);
       if (!rows) continue;
+      const taken = await existingIds(tx, collection.resource.table, workspaceId, rows.map((row) => row.id as string));
+      rows.forEach((row, index) => {
+        if (taken.has(row.id as string)) fail(`${collection.name}[${index}].id`, 'is already used by a stored record');
+      });
       for (const [field, target] of Object.entries(collection.refs ?? {})) {
         const targetCollection = known.get(target) as ImportCollection;
         const wanted = [
