@@ -304,7 +304,10 @@ describe('POST /assessments', () => {
   test('422 names every bad field: required, enum, unknown, bounds, past deadline', async () => {
     const missing = await create({});
     assertError(missing, 422, 'validation_failed');
-    assert.deepEqual(Object.keys(missing.json.error.details.fields).sort(), ['assessment_type', 'supplier_id']);
+    assert.deepEqual(Object.keys(missing.json.error.details.fields).sort(), [
+      'assessment_type',
+      'supplier_id',
+    ]);
 
     const bad = await create({
       supplier_id: 'nope',
@@ -357,13 +360,18 @@ describe('POST /assessments', () => {
     const first = await create(body, ws.key, idempotencyKey);
     assert.equal(first.status, 201);
     // Same body with another key order: canonicalised (decision 7).
-    const again = await create({ validity_days: 10, assessment_type: 'self', supplier_id: S2 }, ws.key, idempotencyKey);
+    const again = await create(
+      { validity_days: 10, assessment_type: 'self', supplier_id: S2 },
+      ws.key,
+      idempotencyKey,
+    );
     assert.equal(again.status, 201);
     assert.equal(again.body, first.body);
     assert.equal(again.headers['idempotent-replayed'], 'true');
-    const rows = await h.db.query('select 1 from assessments where workspace_id = $1 and validity_days = 10', [
-      ws.id,
-    ]);
+    const rows = await h.db.query(
+      'select 1 from assessments where workspace_id = $1 and validity_days = 10',
+      [ws.id],
+    );
     assert.equal(rows.length, 1);
     const reused = await create({ ...body, validity_days: 11 }, ws.key, idempotencyKey);
     assertError(reused, 409, 'conflict');
@@ -516,12 +524,16 @@ describe('GET /assessments/{id}/gaps', () => {
   test('import: gaps reference an assessment of the workspace, one per control code', async () => {
     const other = await h.workspace();
     const foreign = await h.admin('POST', `/admin/workspaces/${other.id}/import`, {
-      gaps: [{ assessment_id: A1, control_code: 'X', control_title: 'X', status: 'not_met', severity: 'low' }],
+      gaps: [
+        { assessment_id: A1, control_code: 'X', control_title: 'X', status: 'not_met', severity: 'low' },
+      ],
     });
     assertError(foreign, 422, 'validation_failed');
     assert.ok('gaps[0].assessment_id' in foreign.json.error.details.fields);
     const duplicate = await h.admin('POST', `/admin/workspaces/${ws.id}/import`, {
-      gaps: [{ assessment_id: A1, control_code: 'ISO-9', control_title: 'X', status: 'not_met', severity: 'low' }],
+      gaps: [
+        { assessment_id: A1, control_code: 'ISO-9', control_title: 'X', status: 'not_met', severity: 'low' },
+      ],
     });
     assertError(duplicate, 422, 'validation_failed');
     assert.ok('gaps[0].control_code' in duplicate.json.error.details.fields);
@@ -537,10 +549,7 @@ describe('POST /admin/assessments/{id}/status', () => {
     assert.equal(done.json.status, 'completed');
     assert.equal(done.json.decision, 'approved');
     assert.ok(done.json.completed_at);
-    assert.equal(
-      Date.parse(done.json.expires_at) - Date.parse(done.json.completed_at),
-      365 * 86_400_000,
-    );
+    assert.equal(Date.parse(done.json.expires_at) - Date.parse(done.json.completed_at), 365 * 86_400_000);
 
     // Re-saving does not re-emit, nor restart the validity.
     const again = await setStatus(id, { status: 'completed' });

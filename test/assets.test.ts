@@ -37,7 +37,12 @@ async function listAll(query = '', key = ws.key) {
   return res.json.data as Item[];
 }
 
-async function findAsset(externalId: string, source = 'cloud', provider: string | null = 'aws', key = ws.key) {
+async function findAsset(
+  externalId: string,
+  source = 'cloud',
+  provider: string | null = 'aws',
+  key = ws.key,
+) {
   return (await listAll('', key)).find(
     (asset) =>
       asset.external_id === externalId && asset.source === source && asset.cloud_provider === provider,
@@ -95,7 +100,11 @@ describe('PUT /assets', () => {
     const manual = await put({ source: 'manual', assets: [item('triple')] });
     assert.deepEqual(manual.json, { created: 1, updated: 0, skipped: [] });
     // Same triple: the asset is updated, not duplicated (for manual, cloud_provider null or absent alike).
-    const again = await put({ source: 'manual', cloud_provider: null, assets: [item('triple', { name: 'renamed' })] });
+    const again = await put({
+      source: 'manual',
+      cloud_provider: null,
+      assets: [item('triple', { name: 'renamed' })],
+    });
     assert.deepEqual(again.json, { created: 0, updated: 1, skipped: [] });
     const awsAgain = await put(aws([item('triple', { exposure: 'exposed' })]));
     assert.deepEqual(awsAgain.json, { created: 0, updated: 1, skipped: [] });
@@ -110,7 +119,11 @@ describe('PUT /assets', () => {
   });
 
   test('rule 2 / decision 34: repeating the same payload leaves the same state and reports created 0, updated 0', async () => {
-    const payload = aws([item('idem-1'), item('idem-2'), item('idem-3', { cloud_metadata: { a: 1, b: [1, 2] } })]);
+    const payload = aws([
+      item('idem-1'),
+      item('idem-2'),
+      item('idem-3', { cloud_metadata: { a: 1, b: [1, 2] } }),
+    ]);
     assert.deepEqual((await put(payload)).json, { created: 3, updated: 0, skipped: [] });
     const before = await listAll();
     const repeat = await put(payload);
@@ -195,7 +208,9 @@ describe('PUT /assets', () => {
 
     // Same item again (no change), then with changed attributes: the review decision stays.
     assert.deepEqual((await put(aws([item('reviewed')]))).json, { created: 0, updated: 0, skipped: [] });
-    const res = await put(aws([item('reviewed', { name: 'renamed after review', technical_criticality: 'low' })]));
+    const res = await put(
+      aws([item('reviewed', { name: 'renamed after review', technical_criticality: 'low' })]),
+    );
     assert.deepEqual(res.json, { created: 0, updated: 1, skipped: [] });
     const after = await findAsset('reviewed');
     assert.equal(after?.review_status, 'confirmed');
@@ -447,8 +462,24 @@ describe('POST /admin/assets/{id}/confirm', () => {
     assert.equal(entries.length, 1);
   });
 
+  test('an id imported into two workspaces is refused as ambiguous (409), and neither asset changes', async () => {
+    const id = crypto.randomUUID();
+    const record = { id, external_id: 'dup', name: 'dup', asset_type: 'data', source: 'manual' };
+    const [a, b] = [await h.workspace(), await h.workspace()];
+    await h.import(a.id, { assets: [record] });
+    await h.import(b.id, { assets: [record] });
+    const res = await h.admin('POST', `/admin/assets/${id}/confirm`);
+    assertError(res, 409, 'conflict');
+    assert.equal(res.json.error.details.reason, 'ambiguous_id');
+    for (const own of [a, b]) assert.equal((await listAll('', own.key))[0]?.review_status, 'discovered');
+  });
+
   test('404 for an unknown or malformed id; 401 without the admin token', async () => {
-    assertError(await h.admin('POST', `/admin/assets/${crypto.randomUUID()}/confirm`), 404, 'resource_not_found');
+    assertError(
+      await h.admin('POST', `/admin/assets/${crypto.randomUUID()}/confirm`),
+      404,
+      'resource_not_found',
+    );
     assertError(await h.admin('POST', '/admin/assets/not-a-uuid/confirm'), 404, 'resource_not_found');
     assertError(
       await h.admin('POST', `/admin/assets/${crypto.randomUUID()}/confirm`, undefined, null),
@@ -467,6 +498,7 @@ describe('import of assets', () => {
     ]) {
       const res = await h.admin('POST', `/admin/workspaces/${own.id}/import`, { assets: [record] });
       assertError(res, 422, 'validation_failed');
+      assert.deepEqual(Object.keys(res.json.error.details.fields), ['assets[0].cloud_provider']);
     }
     assert.equal((await listAll('', own.key)).length, 0);
   });
@@ -476,11 +508,20 @@ describe('import of assets', () => {
     const record = { external_id: 'CMDB-9', name: 'x', asset_type: 'data', source: 'manual' };
     const dup = await h.admin('POST', `/admin/workspaces/${own.id}/import`, { assets: [record, record] });
     assertError(dup, 422, 'validation_failed');
+    assert.deepEqual(Object.keys(dup.json.error.details.fields), ['assets[1].external_id']);
     await h.import(own.id, { assets: [record] });
     const again = await h.admin('POST', `/admin/workspaces/${own.id}/import`, { assets: [record] });
     assertError(again, 422, 'validation_failed');
+    assert.deepEqual(Object.keys(again.json.error.details.fields), ['assets[0].external_id']);
+    // The same external_id under another source is another asset.
+    await h.import(own.id, {
+      assets: [{ ...record, source: 'cloud', cloud_provider: 'aws' }],
+    });
     // The imported asset is the one PUT /assets matches.
-    const res = await put({ source: 'manual', assets: [{ ...record, source: undefined, name: 'y' }] }, own.key);
+    const res = await put(
+      { source: 'manual', assets: [{ ...record, source: undefined, name: 'y' }] },
+      own.key,
+    );
     assert.deepEqual(res.json, { created: 0, updated: 1, skipped: [] });
   });
 });

@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type { TSchema } from 'typebox';
+import { checker } from '../src/http/validation.js';
 import { generateSeedDocument } from '../src/management/seed-data.js';
+import { risksRoutes } from '../src/resources/risks/routes.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;
@@ -91,6 +94,27 @@ describe('scope risks:read', () => {
       const res = await get(path, narrow.key);
       assertError(res, 403, 'insufficient_scope');
       assert.equal(res.json.error.details.required_scope, 'risks:read', path);
+    }
+  });
+
+  test('a key revoked behind the auth cache gets 401 on every endpoint, never an empty 200', async () => {
+    const own = await h.workspace();
+    const r = risk();
+    await h.import(own.id, { risks: [r] });
+    const paths = [
+      '/risks',
+      `/risks/${r.id}/treatments`,
+      '/risk-scores',
+      '/risk-matrix',
+      '/risk-acceptances',
+    ];
+    for (const path of paths) {
+      // A key per endpoint: a 401 drops the key from the cache, which would spare the next endpoint the test.
+      const key = await h.key(own.id, own.userId, ['risks:read']);
+      assert.equal((await get(path, key.secret)).status, 200, path);
+      // Revoked in the database only, so the next request authenticates from the cache (storage/tenant.ts).
+      await h.db.query('update api_keys set revoked_at = now() where id = $1', [key.id]);
+      assertError(await get(path, key.secret), 401, 'invalid_api_key');
     }
   });
 });
@@ -519,13 +543,25 @@ describe('GET /risk-matrix', () => {
 
   before(async () => {
     own = await h.workspace();
-    await h.import(own.id, { risks: [c25, cA16, cB16, cClosed, c1, o20, o16, o4, oClosed] });
-    // No foreign key ties a risk to assets and threats (another migration): set the ids directly.
-    await h.db.query('update risks set asset_id = $1, threat_id = $2 where workspace_id = $3 and id = $4', [
-      assetId,
-      threatId,
-      own.id,
-      c25.id,
+    c25.asset_id = assetId;
+    c25.threat_id = threatId;
+    await h.import(own.id, {
+      assets: [
+        { id: assetId, external_id: 'srv-1', name: 'Server', asset_type: 'infrastructure', source: 'manual' },
+      ],
+      threats: [{ id: threatId, title: 'Ransomware', severity: 'high', asset_id: assetId }],
+      risks: [c25, cA16, cB16, cClosed, c1, o20, o16, o4, oClosed],
+    });
+  });
+
+  test("an import refuses a risk's asset_id or threat_id that names no record of the workspace (422)", async () => {
+    const res = await h.admin('POST', `/admin/workspaces/${other.id}/import`, {
+      risks: [risk({ source_domain: 'cyber', asset_id: assetId, threat_id: randomUUID() })],
+    });
+    assertError(res, 422, 'validation_failed');
+    assert.deepEqual(Object.keys(res.json.error.details.fields).sort(), [
+      'risks[0].asset_id',
+      'risks[0].threat_id',
     ]);
   });
 
@@ -634,7 +670,7 @@ describe('GET /risk-acceptances', () => {
       expired: letter('expired', 'expired', T0 - DAY, T1 + DAY, 3),
       d: letter('d', 'active', T1, T2, 4),
       e: letter('e', 'active', T0 - 10 * DAY, T0, 5),
-      empty: letter('empty', 'active', T0 + DAY, T0 + DAY, 6),
+      f: letter('f', 'active', T2, T2 + 10 * DAY, 6),
     };
     await h.import(own.id, { risks: [r], risk_acceptances: Object.values(letters) });
   });
@@ -646,7 +682,7 @@ describe('GET /risk-acceptances', () => {
     const res = await get('/risk-acceptances', own.key);
     assert.equal(res.status, 200);
     assert.equal(res.json.currency, 'USD');
-    assert.deepEqual(names(res), ['empty', 'e', 'd', 'expired', 'revoked', 'a']);
+    assert.deepEqual(names(res), ['f', 'e', 'd', 'expired', 'revoked', 'a']);
     assert.deepEqual(Object.keys(res.json.data[0]).sort(), [
       'accepted_exposure',
       'created_at',
@@ -663,7 +699,7 @@ describe('GET /risk-acceptances', () => {
 
   test('status filters the letters', async () => {
     assert.deepEqual(names(await get('/risk-acceptances?status=revoked', own.key)), ['revoked']);
-    assert.deepEqual(names(await get('/risk-acceptances?status=active', own.key)), ['empty', 'e', 'd', 'a']);
+    assert.deepEqual(names(await get('/risk-acceptances?status=active', own.key)), ['f', 'e', 'd', 'a']);
   });
 
   test('valid_on: active letters with valid_from ≤ T < valid_until', async () => {
@@ -672,9 +708,8 @@ describe('GET /risk-acceptances', () => {
     assert.deepEqual(await validOn(T0 - 1), ['e']);
     assert.deepEqual(await validOn(T1 - 1), ['a']);
     assert.deepEqual(await validOn(T1), ['d']);
-    assert.deepEqual(await validOn(T2), []);
-    // A letter whose end equals its start is in force at no instant.
-    assert.deepEqual(await validOn(T0 + DAY), ['a']);
+    assert.deepEqual(await validOn(T2), ['f']);
+    assert.deepEqual(await validOn(T2 + 10 * DAY), []);
     assert.deepEqual(names(await get(`/risk-acceptances?valid_on=${iso(T0)}&status=revoked`, own.key)), []);
   });
 
@@ -688,6 +723,24 @@ describe('GET /risk-acceptances', () => {
     await expect400('/risk-acceptances?valid_on=2024-13-01T00:00:00Z', 'valid_on');
     await expect400('/risk-acceptances?valid_on=0000-01-01T00:00:00Z', 'valid_on');
     await expect400('/risk-acceptances?cursor=abc', 'cursor');
+  });
+
+  test('an import refuses a letter that does not end after it starts (422)', async () => {
+    const r = risk();
+    await h.import(own.id, { risks: [r] });
+    const at = iso(T0);
+    const res = await h.admin('POST', `/admin/workspaces/${own.id}/import`, {
+      risk_acceptances: [
+        { risk_id: r.id, valid_from: at, valid_until: at },
+        { risk_id: r.id, valid_from: iso(T1), valid_until: at },
+        { risk_id: r.id, valid_from: at, valid_until: iso(T0 + 1) },
+      ],
+    });
+    assertError(res, 422, 'validation_failed');
+    assert.deepEqual(Object.keys(res.json.error.details.fields).sort(), [
+      'risk_acceptances[0].valid_until',
+      'risk_acceptances[1].valid_until',
+    ]);
   });
 });
 
@@ -706,5 +759,49 @@ describe('the seed generator', () => {
     const matrix = await get('/risk-matrix?limit=200', own.key);
     const open = doc.risks?.filter((r) => r.status !== 'closed').length;
     assert.equal(matrix.json.data.length, open);
+  });
+});
+
+describe('response schemas (the OpenAPI entries)', () => {
+  test('every response row matches its declared schema; matrix rows are a oneOf discriminated by scope', async () => {
+    const own = await h.workspace();
+    const r = risk({ source_domain: 'cyber' });
+    await h.import(own.id, {
+      risks: [r, risk({ source_domain: 'vendor', financial_exposure: null })],
+      risk_treatments: [{ risk_id: r.id, strategy: 'accept', due_date: null, cost: null }],
+      risk_acceptances: [{ risk_id: r.id, valid_from: iso(BASE), valid_until: iso(BASE + DAY) }],
+      risk_score_points: [{ at: iso(Date.now() - DAY), score: 42 }],
+    });
+    const itemSchema = (operationId: string): TSchema => {
+      const route = risksRoutes.find((item) => item.operationId === operationId);
+      assert.ok(route, operationId);
+      const page = route.responses[200]?.schema as { properties: { data: { items: TSchema } } };
+      return page.properties.data.items;
+    };
+    const cases: [string, string][] = [
+      ['listRisks', '/risks'],
+      ['listRiskTreatments', `/risks/${r.id}/treatments`],
+      ['getRiskScores', '/risk-scores'],
+      ['getRiskMatrix', '/risk-matrix'],
+      ['listRiskAcceptances', '/risk-acceptances'],
+    ];
+    for (const [operationId, path] of cases) {
+      const check = checker(itemSchema(operationId));
+      const res = await get(path, own.key);
+      assert.ok(res.json.data.length > 0, path);
+      for (const row of res.json.data) assert.equal(check(row), null, `${path}: ${JSON.stringify(row)}`);
+    }
+    const matrix = itemSchema('getRiskMatrix') as unknown as {
+      oneOf: { properties: { scope: { enum: string[] } } }[];
+      discriminator: { propertyName: string };
+    };
+    assert.deepEqual(
+      matrix.oneOf.map((shape) => shape.properties.scope.enum),
+      [['cyber'], ['organizational']],
+    );
+    assert.equal(matrix.discriminator.propertyName, 'scope');
+    // A row mixing the two shapes matches neither.
+    const [row] = (await get('/risk-matrix?scope=cyber', own.key)).json.data;
+    assert.notEqual(checker(itemSchema('getRiskMatrix'))({ ...row, category: 'legal' }), null);
   });
 });

@@ -97,11 +97,16 @@ export const Gap = defineResource({
     control_title: field(Type.String({ minLength: 1, maxLength: 500 }), { required: true }),
     gap_description: field(Nullable(Type.String({ maxLength: 5000 }))),
     domain: field(Nullable(Type.String({ maxLength: 100 }))),
-    status: field(Type.String({ minLength: 1, maxLength: 50, description: 'For instance `partially_met`.' }), {
-      required: true,
-    }),
+    status: field(
+      Type.String({ minLength: 1, maxLength: 50, description: 'For instance `partially_met`.' }),
+      {
+        required: true,
+      },
+    ),
     severity: field(StringEnum(GapSeverity), { required: true }),
-    evidence_status: field(Type.String({ minLength: 1, maxLength: 50, description: 'For instance `missing`.' })),
+    evidence_status: field(
+      Type.String({ minLength: 1, maxLength: 50, description: 'For instance `missing`.' }),
+    ),
     // Redacted like a personal field, but by evidence:read: the gaps route passes `pii: hasScope('evidence:read')`
     // to Gap.json, so the array is absent (never null) without that scope.
     evidence: field(

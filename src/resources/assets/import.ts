@@ -1,27 +1,24 @@
 // Import collections of this area (management-api.md "Import document"), parents first.
-import { validationFailed } from '../../http/errors.js';
 import { registerImportCollection } from '../../management/import.js';
 import { Asset, providerProblem } from './schema.js';
-
-/** The identity PUT /assets matches on; the same expression as the generated column `match_key`. */
-const matchKey = (record: Record<string, unknown>) =>
-  `${record.source}|${record.cloud_provider ?? ''}|${record.external_id}`;
 
 export function registerAssetsImports(): void {
   registerImportCollection({
     name: 'assets',
     resource: Asset,
-    // (source, cloud_provider, external_id) with a null provider taking part like a value: the import's
-    // check compares plain non-null fields, so it is given the computed key (stored by the database itself).
-    unique: [['match_key']],
+    // (source, cloud_provider, external_id), a manual asset's null provider taking part like a value. The
+    // import compares non-null fields, so it is given the key the database stores in the generated column
+    // match_key (same expression; the column itself is never written). external_id comes last so that an
+    // error names it.
+    unique: [['match_key', 'external_id']],
     defaults: { cloud_metadata: {}, review_status: 'discovered', cloud_provider: null },
-    normalize(record) {
+    // The source/provider rule spans two fields, which the per-field record schema cannot express.
+    check(record) {
       const problem = providerProblem(record.source, record.cloud_provider);
-      if (problem)
-        throw validationFailed({
-          'assets.cloud_provider': `${problem} (asset with external_id ${JSON.stringify(record.external_id)})`,
-        });
-      record.match_key = matchKey(record);
+      return problem ? { cloud_provider: problem } : null;
+    },
+    normalize(record) {
+      record.match_key = `${record.source}|${record.cloud_provider ?? ''}|${record.external_id}`;
     },
   });
 }

@@ -15,7 +15,11 @@ const label = (description?: string) =>
   Type.String({ minLength: 1, maxLength: 100, ...(description ? { description } : {}) });
 const Label = label();
 // Bounded so that a stored amount always fits its column (numeric(16, 2)): a bad import is a 422, not a 500.
-const Money = Type.Number({ description: 'Amount in US dollars (see `currency`).', minimum: 0, maximum: 1e13 });
+const Money = Type.Number({
+  description: 'Amount in US dollars (see `currency`).',
+  minimum: 0,
+  maximum: 1e13,
+});
 const Hours = Type.Number({ minimum: 0, maximum: 1e9 });
 const timestamps = { created_at: field(DateTime), updated_at: field(DateTime) };
 

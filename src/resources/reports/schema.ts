@@ -17,7 +17,11 @@ export const Report = defineResource({
     assessment_id: field(Nullable(Uuid)),
     title: field(Type.String({ minLength: 1, maxLength: 500 }), { required: true }),
     report_type: field(
-      Type.String({ minLength: 1, maxLength: 50, description: 'For instance `assessment`, `executive_summary`.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: 'For instance `assessment`, `executive_summary`.',
+      }),
       { required: true },
     ),
     narrative: field(Type.String({ maxLength: 100_000, description: 'The report text.' })),

@@ -1,23 +1,15 @@
 // Import collections of this area (management-api.md "Import document"), parents first. A risk's `score` and
 // `band` are computed, so the import ignores them (decision 42; importDocument drops every computed field).
-import { importCollectionNames, registerImportCollection } from '../../management/import.js';
+import { registerImportCollection } from '../../management/import.js';
 import { Risk, RiskAcceptance, RiskScorePoint, RiskTreatment } from './schema.js';
 
 export function registerRisksImports(): void {
-  // asset_id and threat_id have no foreign key (their tables come from another migration). The import still
-  // checks that they name records of the workspace, through the assets and threats collections when those are
-  // registered (they are, before this function runs, once their area ships).
-  const registered = new Set(importCollectionNames());
-  const optionalRefs = Object.fromEntries(
-    [
-      ['asset_id', 'assets'],
-      ['threat_id', 'threats'],
-    ].filter(([, collection]) => registered.has(collection as string)),
-  );
   registerImportCollection({
     name: 'risks',
     resource: Risk,
-    refs: { supplier_id: 'suppliers', ...optionalRefs },
+    // asset_id and threat_id have no foreign key in 0004 (their tables were written in parallel); the import
+    // still requires them to name assets and threats of the workspace (registered before this area).
+    refs: { supplier_id: 'suppliers', asset_id: 'assets', threat_id: 'threats' },
     unique: [['code']],
     defaults: { status: 'open' },
   });
@@ -34,5 +26,12 @@ export function registerRisksImports(): void {
     resource: RiskAcceptance,
     refs: { risk_id: 'risks' },
     defaults: { status: 'active' },
+    // A letter is in force from valid_from (inclusive) to valid_until (exclusive): the period may not be empty.
+    // Compared to the millisecond, so a pair the database would tell apart by microseconds only is refused too.
+    check(record) {
+      const from = Date.parse(record.valid_from as string);
+      const until = Date.parse(record.valid_until as string);
+      return until > from ? null : { valid_until: 'must be after valid_from' };
+    },
   });
 }

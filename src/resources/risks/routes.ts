@@ -6,10 +6,9 @@ import { invalidRequest, notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
 import { LimitParam, type PageMeta, renderPage, USD } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
-import { StringEnum, Uuid } from '../fields.js';
+import { DateTime, StringEnum, Uuid } from '../fields.js';
 import {
   CyberMatrixRow,
-  Instant,
   OrganizationalMatrixRow,
   Risk,
   RiskAcceptance,
@@ -114,8 +113,8 @@ const listTreatments: RouteDef = {
 const scoresQuery = Type.Object(
   {
     limit: Type.Optional(LimitParam),
-    from: Type.Optional({ ...Instant, description: 'Inclusive. Default: 90 days before `to`.' }),
-    to: Type.Optional({ ...Instant, description: 'Inclusive. Default: now.' }),
+    from: Type.Optional({ ...DateTime, description: 'Inclusive. Default: 90 days before `to`.' }),
+    to: Type.Optional({ ...DateTime, description: 'Inclusive. Default: now.' }),
   },
   { additionalProperties: false },
 );
@@ -156,7 +155,8 @@ const getRiskScores: RouteDef = {
         where $ws is not null`,
       [q.from ?? null, q.to ?? null, q.limit],
     );
-    if (!row) throw notFound();
+    // Unreachable: an empty answer was confirmed against the database, which throws 401/403 for dead keys.
+    if (!row) throw new Error('risk-scores returned no row for live credentials');
     if (row.inverted) throw invalidRequest('`from` must not be after `to`.', { parameter: 'from' });
     const meta: PageMeta = row.current
       ? ONE_RESPONSE
@@ -179,8 +179,8 @@ type MatrixScope = (typeof RiskMatrixScope)[number];
 /** The open (not closed) risks of one scope (decision 37), best `limit` first: score desc, then code. */
 function matrixScopeSql(scope: MatrixScope, byBand: boolean): string {
   const row = scope === 'cyber' ? CyberMatrixRow : OrganizationalMatrixRow;
-  // Written as the boolean of the risks_matrix index so PostgreSQL walks it in order.
-  const inScope = scope === 'cyber' ? "(r.source_domain = 'cyber')" : "not (r.source_domain = 'cyber')";
+  // Written as the predicates of the partial indexes risks_matrix_*, so PostgreSQL walks them in order.
+  const inScope = scope === 'cyber' ? "r.source_domain = 'cyber'" : "r.source_domain <> 'cyber'";
   return `(select ${row.json('r', { pii: false })} as j, r.likelihood * r.impact as s, r.code
      from risks r
     where r.workspace_id = $ws and r.status <> 'closed' and ${inScope}
@@ -248,10 +248,9 @@ const listAcceptances = listRoute({
     filters: {
       status: { schema: StringEnum(RiskAcceptanceStatus), where: 't.status = ?' },
       valid_on: {
-        schema: { ...Instant, description: 'Letters in force at this instant.' },
-        // greatest(): a letter whose end is not after its start is an empty period, in force at no instant.
-        where:
-          "(t.status = 'active' and tstzrange(t.valid_from, greatest(t.valid_from, t.valid_until), '[)') @> ?::timestamptz)",
+        schema: { ...DateTime, description: 'Letters in force at this instant.' },
+        // '[)': valid_from inclusive, valid_until exclusive (a letter always ends after it starts).
+        where: "(t.status = 'active' and tstzrange(t.valid_from, t.valid_until, '[)') @> ?::timestamptz)",
       },
     },
   },

@@ -15,15 +15,6 @@ export const RiskAcceptanceStatus = ['active', 'expired', 'revoked'] as const;
 export const TreatmentStrategy = ['mitigate', 'transfer', 'avoid', 'accept'] as const;
 export const TreatmentStatus = ['planned', 'in_progress', 'done'] as const;
 
-/**
- * An instant PostgreSQL can hold. The `date-time` format alone also accepts year 0000 and offsets of 16 hours
- * or more, which PostgreSQL rejects: without this pattern such a value would be a 500 instead of a 400/422.
- */
-export const Instant = Type.String({
-  format: 'date-time',
-  pattern: '^(?!0000)[0-9]{4}-.*(?:[Zz]|[+-](?:0[0-9]|1[0-5])(?::?[0-9]{2})?)$',
-});
-
 /** USD amount (resources.md: USD fields), bounded to what numeric(16, 2) stores. */
 const Money = Type.Number({
   minimum: 0,
@@ -109,8 +100,8 @@ export const RiskAcceptance = defineResource({
     status: field(StringEnum(RiskAcceptanceStatus)),
     justification: field(Nullable(Prose)),
     accepted_exposure: field(Nullable(Money)),
-    valid_from: field(Instant, { required: true }),
-    valid_until: field(Instant, { required: true }),
+    valid_from: field(DateTime, { required: true }),
+    valid_until: field(DateTime, { required: true }),
     created_at: field(DateTime),
     updated_at: field(DateTime),
   },
@@ -124,7 +115,7 @@ export const RiskScorePoint = defineResource({
   name: 'RiskScorePoint',
   table: 'risk_score_points',
   fields: {
-    at: field(Instant, { required: true }),
+    at: field(DateTime, { required: true }),
     score: field(WorkspaceScore, { required: true }),
   },
 });
@@ -199,8 +190,6 @@ export const RiskMatrixRow = Type.Unsafe({
   title: 'RiskMatrixRow',
   description: '`scope` tells the two row shapes apart.',
   oneOf: [CyberMatrixRow.schema, OrganizationalMatrixRow.schema],
-  discriminator: {
-    propertyName: 'scope',
-    mapping: { cyber: 'RiskMatrixCyberRow', organizational: 'RiskMatrixOrganizationalRow' },
-  },
+  // Each branch pins `scope` to one value (an enum of one), which is what tells them apart.
+  discriminator: { propertyName: 'scope' },
 });

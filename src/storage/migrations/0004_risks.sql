@@ -21,8 +21,7 @@ create table risks (
   category text not null,
   source_domain text not null,
   supplier_id uuid,
-  -- The asset and threat a cyber risk is about (risk matrix rows). Deliberately no foreign key: assets and
-  -- threats live in another migration written in parallel; import checks them when those collections exist.
+  -- The asset and threat a cyber risk is about (risk matrix rows).
   asset_id uuid,
   threat_id uuid,
   likelihood smallint not null check (likelihood between 1 and 5),
@@ -32,13 +31,17 @@ create table risks (
   updated_at timestamptz not null default now(),
   primary key (workspace_id, id),
   foreign key (workspace_id, supplier_id) references suppliers (workspace_id, id),
+  foreign key (workspace_id, asset_id) references assets (workspace_id, id),
+  foreign key (workspace_id, threat_id) references threats (workspace_id, id),
   unique (workspace_id, code)
 );
 create index risks_newest on risks (workspace_id, created_at desc, id desc);
 create index risks_supplier on risks (workspace_id, supplier_id);
--- GET /risk-matrix: per scope (cyber or not), highest score first, then code; closed risks never appear.
-create index risks_matrix on risks (workspace_id, (source_domain = 'cyber'), (likelihood * impact) desc, code)
-  where status <> 'closed';
+-- GET /risk-matrix, one index per scope: highest score first, then code; closed risks never appear.
+create index risks_matrix_cyber on risks (workspace_id, (likelihood * impact) desc, code)
+  where status <> 'closed' and source_domain = 'cyber';
+create index risks_matrix_organizational on risks (workspace_id, (likelihood * impact) desc, code)
+  where status <> 'closed' and source_domain <> 'cyber';
 
 create table risk_treatments (
   workspace_id uuid not null references workspaces (id),
@@ -76,9 +79,8 @@ create table risk_acceptances (
   justification text,
   accepted_exposure numeric(16, 2),
   valid_from timestamptz not null,
-  -- Exclusive end. A letter whose end is not after its start is never in force (no check: an import
-  -- cannot report a cross-field error on the record, so such a letter is stored and simply never matches).
-  valid_until timestamptz not null,
+  -- Exclusive end; the import refuses a letter that ends before it starts (422) before this check is met.
+  valid_until timestamptz not null check (valid_until > valid_from),
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   primary key (workspace_id, id),
