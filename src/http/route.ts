@@ -156,16 +156,29 @@ export function registerRoutes<S extends PublicServices>(
   routes: readonly RouteDef<S>[],
   prefix = '/v1',
 ): void {
+  // Authentication runs before the body is read, so a request without a valid key is a 401 whatever its body.
+  const authenticated = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof authenticate>>>();
   for (const route of routes) {
     const pathParams = [...route.url.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
     app.route({
       method: route.method,
       url: `${prefix}${route.url}`,
+      onRequest: async (request, reply) => {
+        authenticated.set(
+          request,
+          await authenticate(services, route as unknown as RouteDef, request, reply),
+        );
+      },
       handler: async (request, reply) => {
-        const { key, tenant } = await authenticate(services, route as unknown as RouteDef, request, reply);
+        const auth = authenticated.get(request);
+        if (!auth) throw new Error('a request reached its handler without authentication');
+        const { key, tenant } = auth;
         const params = request.params as Record<string, string>;
-        // A path id that is not a uuid is a 404, like a missing one (decision 3).
-        for (const name of pathParams) if (!isUuid(params[name] ?? '')) throw notFound();
+        // A path id that is not a uuid is a 404, like a missing one (decision 3): existence, checked after
+        // request validation (decision 1).
+        const checkPathIds = () => {
+          for (const name of pathParams) if (!isUuid(params[name] ?? '')) throw notFound();
+        };
         const query = { ...(request.query as Record<string, unknown>) };
         if (route.query) validateQuery(route.query, query);
         else if (Object.keys(query).length > 0) {
@@ -197,6 +210,7 @@ export function registerRoutes<S extends PublicServices>(
 
         let result: RouteReply;
         if (route.method === 'GET') {
+          checkPathIds();
           result = await route.handler(context(tenant, null), { params, query, body: undefined });
         } else {
           const body = request.body;
@@ -205,6 +219,7 @@ export function registerRoutes<S extends PublicServices>(
           }
           const run = async (tx: Queryable) => {
             if (route.body && route.validateBody !== false) validateBody(route.body, body);
+            checkPathIds();
             const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
             return { status: reply.status, body: reply.body ?? '' };
           };

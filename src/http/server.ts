@@ -1,6 +1,11 @@
 // The Fastify instance shared by both listeners: request ids, no-store, no CORS, one error shape, strict JSON.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { installErrorHandling, invalidRequest, sendError, toApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
@@ -18,7 +23,8 @@ function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      // A backslash escapes the next character, which may be a quote.
+      if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {

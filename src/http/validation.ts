@@ -69,7 +69,7 @@ export function findBadText(value: unknown, path = '', found: FieldErrors = new 
     const problem = badText(value);
     if (problem) found.set(path || 'body', problem);
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => findBadText(item, `${path}[${index}]`, found));
+    for (const [index, item] of value.entries()) findBadText(item, `${path}[${index}]`, found);
   } else if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const keyProblem = badText(key);
