@@ -278,7 +278,9 @@ describe('import of ids already stored', () => {
     const w = await h.workspace();
     const id = '22222222-2222-4222-8222-222222222222';
     await h.import(w.id, { suppliers: [{ id, name: 'First' }] });
-    const again = await h.admin('POST', `/admin/workspaces/${w.id}/import`, { suppliers: [{ id, name: 'Second' }] });
+    const again = await h.admin('POST', `/admin/workspaces/${w.id}/import`, {
+      suppliers: [{ id, name: 'Second' }],
+    });
     assertError(again, 422, 'validation_failed');
     assert.ok('suppliers[0].id' in again.json.error.details.fields);
   });

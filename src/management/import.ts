@@ -126,9 +126,15 @@ export async function importDocument(
     for (const collection of collections) {
       const rows = prepared.get(collection.name);
       if (!rows) continue;
-      const taken = await existingIds(tx, collection.resource.table, workspaceId, rows.map((row) => row.id as string));
+      const taken = await existingIds(
+        tx,
+        collection.resource.table,
+        workspaceId,
+        rows.map((row) => row.id as string),
+      );
       rows.forEach((row, index) => {
-        if (taken.has(row.id as string)) fail(`${collection.name}[${index}].id`, 'is already used by a stored record');
+        if (taken.has(row.id as string))
+          fail(`${collection.name}[${index}].id`, 'is already used by a stored record');
       });
       for (const [field, target] of Object.entries(collection.refs ?? {})) {
         const targetCollection = known.get(target) as ImportCollection;
