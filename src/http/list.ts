@@ -5,6 +5,7 @@ import { type TSchema, Type } from 'typebox';
 import type { Scope } from '../resources/fields.js';
 import type { Resource } from '../resources/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
+import { notFound } from './errors.js';
 import { CursorParam, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
 import type { RouteContext, RouteDef } from './route.js';
 
@@ -137,6 +138,53 @@ export function listRoute(options: {
         status: 200,
         body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, options.currency ? USD : ''),
       };
+    },
+  };
+}
+
+/** One record of a resource in the caller's workspace, serialized by PostgreSQL, or null. */
+export async function readOne(
+  tenant: TenantDb,
+  resource: Resource,
+  id: string,
+  pii = false,
+): Promise<string | null> {
+  const rows = await tenant.query<{ j: string }>(
+    `select ${resource.json('t', { pii })} as j from ${resource.table} t where t.workspace_id = $ws and t.id = $1`,
+    [id],
+  );
+  return rows[0]?.j ?? null;
+}
+
+/** GET of one record by id: 404 when it is missing or belongs to another workspace. */
+export function getRoute(options: {
+  url: string;
+  operationId: string;
+  scope: Scope;
+  tag: string;
+  summary: string;
+  resource: Resource;
+  /** Name used in the 404 message. */
+  noun: string;
+}): RouteDef {
+  const hasPii = Object.values(options.resource.fields).some((spec) => spec.pii);
+  return {
+    method: 'GET',
+    url: options.url,
+    operationId: options.operationId,
+    scope: options.scope,
+    tag: options.tag,
+    summary: options.summary,
+    responses: { 200: { description: `The ${options.noun}.`, schema: options.resource.schema } },
+    async handler(ctx: RouteContext, { params }) {
+      const body = await readOne(
+        ctx.tenant,
+        options.resource,
+        params.id as string,
+        hasPii && ctx.hasScope('pii:read'),
+      );
+      if (!body) throw notFound(options.noun);
+      return { status: 200, body };
     },
   };
 }

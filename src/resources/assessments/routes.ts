@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
-import { listRoute } from '../../http/list.js';
+import { getRoute, listRoute, readOne } from '../../http/list.js';
 import { renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
 import type { TenantDb } from '../../storage/tenant.js';
@@ -49,28 +49,17 @@ const listAssessments = listRoute({
 });
 
 /** One assessment as JSON (also used by the admin status action). */
-export async function readAssessment(q: TenantDb, id: string): Promise<string | null> {
-  const rows = await q.query<{ j: string }>(
-    `select ${Assessment.json('t', { pii: false })} as j from assessments t where t.workspace_id = $ws and t.id = $1`,
-    [id],
-  );
-  return rows[0]?.j ?? null;
-}
+export const readAssessment = (q: TenantDb, id: string) => readOne(q, Assessment, id);
 
-const getAssessment: RouteDef = {
-  method: 'GET',
+const getAssessment = getRoute({
   url: '/assessments/:id',
   operationId: 'getAssessment',
   scope: 'assessments:read',
   tag: TAG,
   summary: 'Get one assessment',
-  responses: { 200: { description: 'The assessment.', schema: Assessment.schema } },
-  async handler(ctx, { params }) {
-    const body = await readAssessment(ctx.tenant, params.id as string);
-    if (!body) throw notFound('assessment');
-    return { status: 200, body };
-  },
-};
+  resource: Assessment,
+  noun: 'assessment',
+});
 
 interface AssessmentCreateBody {
   supplier_id: string;

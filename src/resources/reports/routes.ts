@@ -1,7 +1,7 @@
 // GET /reports, GET /reports/{id}, GET /reports/{id}/pdf (risk-data-api.md "Endpoints › Reports"; decision 33).
 import type { Services } from '../../app.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { listRoute } from '../../http/list.js';
+import { getRoute, listRoute, readOne } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
 import { SIGNED_URL_TTL_SECONDS, signObjectUrl } from '../../reports/signed-url.js';
 import type { TenantDb } from '../../storage/tenant.js';
@@ -27,28 +27,17 @@ const listReports = listRoute({
 });
 
 /** One report as JSON (also used by the admin render action). */
-export async function readReport(q: TenantDb, id: string): Promise<string | null> {
-  const rows = await q.query<{ j: string }>(
-    `select ${Report.json('t', { pii: false })} as j from reports t where t.workspace_id = $ws and t.id = $1`,
-    [id],
-  );
-  return rows[0]?.j ?? null;
-}
+export const readReport = (q: TenantDb, id: string) => readOne(q, Report, id);
 
-const getReport: RouteDef = {
-  method: 'GET',
+const getReport = getRoute({
   url: '/reports/:id',
   operationId: 'getReport',
   scope: 'reports:read',
   tag: TAG,
   summary: 'Get one report',
-  responses: { 200: { description: 'The report.', schema: Report.schema } },
-  async handler(ctx, { params }) {
-    const body = await readReport(ctx.tenant, params.id as string);
-    if (!body) throw notFound('report');
-    return { status: 200, body };
-  },
-};
+  resource: Report,
+  noun: 'report',
+});
 
 const getReportPdf: RouteDef<Services> = {
   method: 'GET',

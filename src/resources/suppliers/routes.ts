@@ -1,10 +1,9 @@
 // GET /suppliers, POST /suppliers, GET /suppliers/{id}.
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { type ApiError, conflict, notFound } from '../../http/errors.js';
-import { listRoute } from '../../http/list.js';
+import { type ApiError, conflict } from '../../http/errors.js';
+import { getRoute, listRoute } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
-import type { TenantDb } from '../../storage/tenant.js';
 import { Criticality, DateTime, RiskGroup, StringEnum, SupplierStatus, VendorProfile } from '../fields.js';
 import { Supplier, SupplierCreate, SupplierDetail } from './schema.js';
 
@@ -34,28 +33,15 @@ const listSuppliers = listRoute({
   },
 });
 
-async function readSupplier(tenant: TenantDb, id: string, pii: boolean): Promise<string | null> {
-  const rows = await tenant.query<{ j: string }>(
-    `select ${SupplierDetail.json('t', { pii })} as j from suppliers t where t.workspace_id = $ws and t.id = $1`,
-    [id],
-  );
-  return rows[0]?.j ?? null;
-}
-
-const getSupplier: RouteDef = {
-  method: 'GET',
+const getSupplier = getRoute({
   url: '/suppliers/:id',
   operationId: 'getSupplier',
   scope: 'suppliers:read',
   tag: TAG,
   summary: 'Get one supplier, with its assessment count',
-  responses: { 200: { description: 'The supplier.', schema: SupplierDetail.schema } },
-  async handler(ctx, { params }) {
-    const body = await readSupplier(ctx.tenant, params.id as string, ctx.hasScope('pii:read'));
-    if (!body) throw notFound('supplier');
-    return { status: 200, body };
-  },
-};
+  resource: SupplierDetail,
+  noun: 'supplier',
+});
 
 type SupplierCreateBody = {
   name: string;
