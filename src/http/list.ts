@@ -6,7 +6,7 @@ import type { Scope } from '../resources/fields.js';
 import type { Resource } from '../resources/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { notFound } from './errors.js';
-import { CursorParam, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
+import { CursorParam, collectionSchema, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
 import type { RouteContext, RouteDef } from './route.js';
 
 export interface Filter {
@@ -92,6 +92,11 @@ export function listRoute(options: {
   description?: string;
   list: ListQuery;
   currency?: boolean;
+  /**
+   * A resumable feed (decision 13): `next_cursor` on every page that served a row, also the last one, and an
+   * empty page echoes the cursor it was given, so a poller stores it and later sees only newer rows.
+   */
+  feed?: boolean;
 }): RouteDef {
   const { list } = options;
   const filterSchemas = Object.fromEntries(
@@ -103,16 +108,7 @@ export function listRoute(options: {
       additionalProperties: false,
     },
   );
-  const hasPii = Object.values(list.resource.fields).some((spec) => spec.pii);
-  const pageSchema = Type.Unsafe({
-    type: 'object',
-    required: ['data', 'meta', ...(options.currency ? ['currency'] : [])],
-    properties: {
-      data: Type.Array(list.resource.schema),
-      meta: { $ref: 'CollectionMeta' },
-      ...(options.currency ? { currency: { $ref: 'Currency' } } : {}),
-    },
-  });
+  const pageSchema = collectionSchema(list.resource.schema, { currency: options.currency });
   return {
     method: 'GET',
     url: options.url,
@@ -131,9 +127,10 @@ export function listRoute(options: {
         query: q,
         after,
         limit: q.limit,
-        pii: hasPii && ctx.hasScope('pii:read'),
+        pii: list.resource.hasPii && ctx.hasScope('pii:read'),
       });
-      const nextCursor = page.hasMore && page.last ? ctx.services.cursors.encode(binding, page.last) : null;
+      const lastServed = page.last ? ctx.services.cursors.encode(binding, page.last) : null;
+      const nextCursor = options.feed ? (lastServed ?? q.cursor ?? null) : page.hasMore ? lastServed : null;
       return {
         status: 200,
         body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, options.currency ? USD : ''),
@@ -167,7 +164,6 @@ export function getRoute(options: {
   /** Name used in the 404 message. */
   noun: string;
 }): RouteDef {
-  const hasPii = Object.values(options.resource.fields).some((spec) => spec.pii);
   return {
     method: 'GET',
     url: options.url,
@@ -181,7 +177,7 @@ export function getRoute(options: {
         ctx.tenant,
         options.resource,
         params.id as string,
-        hasPii && ctx.hasScope('pii:read'),
+        options.resource.hasPii && ctx.hasScope('pii:read'),
       );
       if (!body) throw notFound(options.noun);
       return { status: 200, body };

@@ -2,7 +2,7 @@
 // A cursor holds the sort key of the last row served (instants as text with microseconds, so no row is ever
 // skipped or repeated) and an HMAC; any other cursor is a 400, never rows.
 import { createHmac } from 'node:crypto';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { constantTimeEqual } from '../security/secrets.js';
 import { invalidRequest } from './errors.js';
 
@@ -84,3 +84,16 @@ export function renderPage(items: readonly string[], meta: PageMeta, extra = '')
 }
 
 export const USD = ',"currency":"USD"';
+
+/** Schema of a collection envelope (risk-data-api.md "Conventions", "Collection meta"), for the API description. */
+export function collectionSchema(item: TSchema, options: { currency?: boolean } = {}): TSchema {
+  return Type.Unsafe({
+    type: 'object',
+    required: ['data', 'meta', ...(options.currency ? ['currency'] : [])],
+    properties: {
+      data: Type.Array(item),
+      meta: { $ref: 'CollectionMeta' },
+      ...(options.currency ? { currency: { $ref: 'Currency' } } : {}),
+    },
+  });
+}

@@ -254,4 +254,3 @@ export function importCollectionNames(): string[] {
   return collections.map((collection) => collection.name);
 }
 
-export type { Queryable };

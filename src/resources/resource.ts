@@ -30,6 +30,8 @@ export interface Resource<F extends Record<string, FieldSpec> = Record<string, F
   schema: TObject<Properties<F>>;
   /** Stored columns an import or create may set (id and timestamps included). */
   columns: string[];
+  /** Whether some field is personal (its payloads depend on pii:read). */
+  hasPii: boolean;
   /** `json_build_object(...)::text` over alias `alias`, with or without the personal fields. */
   json(alias: string, options: { pii: boolean }): string;
 }
@@ -68,6 +70,7 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
     fields: definition.fields,
     schema,
     columns: entries.filter(([, spec]) => spec.sql === undefined).map(([name]) => name),
+    hasPii: entries.some(([, spec]) => spec.pii),
     json(alias, { pii }) {
       const cacheKey = `${alias}:${pii}`;
       let sql = cache.get(cacheKey);

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
-import { LimitParam, renderPage } from '../../http/pagination.js';
+import { collectionSchema, LimitParam, renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
 import { StringEnum, Uuid } from '../fields.js';
 import {
@@ -63,11 +63,7 @@ const ItemsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const itemsPage = Type.Unsafe({
-  type: 'object',
-  required: ['data', 'meta'],
-  properties: { data: Type.Array(ActionPlanItem.schema), meta: { $ref: 'CollectionMeta' } },
-});
+const itemsPage = collectionSchema(ActionPlanItem.schema);
 
 const listActionPlanItems: RouteDef = {
   method: 'GET',

@@ -2,7 +2,7 @@
 // 38, 40).
 import { Type } from 'typebox';
 import { listRoute } from '../../http/list.js';
-import { renderPage } from '../../http/pagination.js';
+import { collectionSchema, renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
 import { StringEnum } from '../fields.js';
 import { Alert, AlertRow, AlertScope, AlertSeverity, Insight, InsightCategory } from './schema.js';
@@ -29,11 +29,7 @@ const AlertsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const alertsPage = Type.Unsafe({
-  type: 'object',
-  required: ['data', 'meta'],
-  properties: { data: Type.Array(AlertRow), meta: { $ref: 'CollectionMeta' } },
-});
+const alertsPage = collectionSchema(AlertRow);
 
 const alertJson = Alert.json('t', { pii: false });
 

@@ -4,9 +4,9 @@
 import { recordEvent } from '../../events/outbox.js';
 import { validationFailed } from '../../http/errors.js';
 import type { AdminRegistrar } from '../../management/app.js';
+import { locateWorkspace } from '../../management/locate.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';
-import { locateWorkspace } from './locate.js';
 import { readAssessment } from './routes.js';
 import { AssessmentStatusChange } from './schema.js';
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
 import { getRoute, listRoute, readOne } from '../../http/list.js';
-import { renderPage } from '../../http/pagination.js';
+import { collectionSchema, renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import { DateTime, StringEnum, Uuid } from '../fields.js';
@@ -156,11 +156,7 @@ const listGaps: RouteDef = {
   responses: {
     200: {
       description: 'The gaps of the assessment.',
-      schema: Type.Unsafe({
-        type: 'object',
-        required: ['data', 'meta'],
-        properties: { data: Type.Array(Gap.schema), meta: { $ref: 'CollectionMeta' } },
-      }),
+      schema: collectionSchema(Gap.schema),
     },
   },
   async handler(ctx, { params, query }) {

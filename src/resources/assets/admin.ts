@@ -1,7 +1,8 @@
 // POST /admin/assets/{id}/confirm (management-api.md): the human review of the web application, which moves
 // an asset from discovered to confirmed (risk-data-api.md "States and transitions").
-import { conflict, notFound } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import type { AdminRegistrar } from '../../management/app.js';
+import { locateWorkspace } from '../../management/locate.js';
 import type { Operator } from '../../management/operations.js';
 import { recordAudit } from '../../storage/audit.js';
 import { Asset } from './schema.js';
@@ -10,18 +11,12 @@ const assetJson = Asset.json('t', { pii: true });
 
 export async function confirmAsset(op: Operator, id: string): Promise<string> {
   return op.db.transaction(async (tx) => {
-    const found = await tx.query<{ workspace_id: string; review_status: string }>(
-      'select workspace_id, review_status from assets where id = $1 for update',
-      [id],
+    const workspaceId = await locateWorkspace(tx, 'assets', id, 'asset');
+    const [asset] = await tx.query<{ workspace_id: string; review_status: string }>(
+      'select workspace_id, review_status from assets where workspace_id = $1 and id = $2 for update',
+      [workspaceId, id],
     );
-    const [asset] = found;
     if (!asset) throw notFound('asset');
-    // Ids are unique per workspace only (imports may reuse one): refuse to guess which asset is meant.
-    if (found.length > 1)
-      throw conflict('This id names assets in several workspaces.', {
-        reason: 'ambiguous_id',
-        workspace_ids: found.map((row) => row.workspace_id),
-      });
     // Confirming a confirmed asset changes nothing and writes no audit entry.
     if (asset.review_status !== 'confirmed') {
       await tx.query(

@@ -3,8 +3,7 @@
 // entry, also the last one, so a poller stores it and later resumes with only the newer entries; an empty
 // page echoes the cursor it was given (null when none was given).
 import { Type } from 'typebox';
-import { type Filter, fetchPage, type ListQuery } from '../../http/list.js';
-import { CursorParam, cursorBinding, LimitParam, renderPage } from '../../http/pagination.js';
+import { type Filter, listRoute } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
 import { Uuid } from '../fields.js';
 import { AuditLog } from './schema.js';
@@ -32,53 +31,24 @@ const filters: Record<string, Filter> = {
   actor_id: { schema: Uuid, where: 't.actor_id = ?::uuid' },
 };
 
-const feed: ListQuery = {
-  resource: AuditLog,
-  filters,
-  // decision 12: oldest first, because the log is polled; ties on id ascending (decision 38).
-  order: { column: 'occurred_at', direction: 'asc' },
-};
-
-const AuditQuery = Type.Object(
-  {
-    limit: Type.Optional(LimitParam),
-    cursor: Type.Optional(CursorParam),
-    ...Object.fromEntries(
-      Object.entries(filters).map(([name, filter]) => [name, Type.Optional(filter.schema)]),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const auditPage = Type.Unsafe({
-  type: 'object',
-  required: ['data', 'meta'],
-  properties: { data: Type.Array(AuditLog.schema), meta: { $ref: 'CollectionMeta' } },
-});
-
-const listAuditLogs: RouteDef = {
-  method: 'GET',
-  url: '/audit-logs',
-  operationId: 'listAuditLogs',
-  scope: 'audit:read',
-  tag: 'Audit',
-  summary: 'Read the audit trail, oldest first (a resumable feed)',
-  description:
-    'Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` ' +
-    'matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also ' +
-    'when `has_more` is false: store it and pass it later to receive only newer entries. An empty page ' +
-    'returns the cursor that was sent (null when none was sent).',
-  query: AuditQuery,
-  responses: { 200: { description: 'A page of audit entries.', schema: auditPage } },
-  async handler(ctx, { query }) {
-    const q = query as Record<string, unknown> & { limit: number; cursor?: string };
-    const binding = cursorBinding(ctx.key.workspaceId, 'listAuditLogs', q);
-    const after = q.cursor ? ctx.services.cursors.decode(binding, q.cursor) : null;
-    const page = await fetchPage(ctx.tenant, feed, { query: q, after, limit: q.limit, pii: false });
-    // decision 13: a cursor on every page that served an entry; an empty page echoes the cursor it got.
-    const nextCursor = page.last ? ctx.services.cursors.encode(binding, page.last) : (q.cursor ?? null);
-    return { status: 200, body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }) };
-  },
-};
-
-export const auditLogsRoutes: RouteDef[] = [listAuditLogs];
+export const auditLogsRoutes: RouteDef[] = [
+  listRoute({
+    url: '/audit-logs',
+    operationId: 'listAuditLogs',
+    scope: 'audit:read',
+    tag: 'Audit',
+    summary: 'Read the audit trail, oldest first (a resumable feed)',
+    description:
+      'Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` ' +
+      'matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also ' +
+      'when `has_more` is false: store it and pass it later to receive only newer entries. An empty page ' +
+      'returns the cursor that was sent (null when none was sent).',
+    feed: true,
+    list: {
+      resource: AuditLog,
+      filters,
+      // decision 12: oldest first, because the log is polled; ties on id ascending (decision 38).
+      order: { column: 'occurred_at', direction: 'asc' },
+    },
+  }),
+];

@@ -11,10 +11,10 @@ import { recordEvent } from '../../events/outbox.js';
 import { invalidRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../http/validation.js';
 import type { AdminRegistrar } from '../../management/app.js';
+import { locateWorkspace } from '../../management/locate.js';
 import { type ReportPdfInput, renderReportPdf } from '../../reports/pdf.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';
-import { locateWorkspace } from '../assessments/locate.js';
 import { readReport } from './routes.js';
 
 /** Object key of a report's PDF. Private to the server: signed URLs carry it encrypted. */

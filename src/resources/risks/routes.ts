@@ -1,10 +1,10 @@
 // Risks (risk-data-api.md "Risks", scope risks:read for all): GET /risks, GET /risks/{id}/treatments,
 // GET /risk-scores, GET /risk-matrix, GET /risk-acceptances. One SQL round trip per request; rows are
 // serialized to JSON inside PostgreSQL.
-import { type TSchema, Type } from 'typebox';
+import { Type } from 'typebox';
 import { invalidRequest, notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
-import { LimitParam, type PageMeta, renderPage, USD } from '../../http/pagination.js';
+import { collectionSchema, LimitParam, type PageMeta, renderPage, USD } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
 import { DateTime, StringEnum, Uuid } from '../fields.js';
 import {
@@ -28,19 +28,6 @@ import {
 
 const TAG = 'Risks';
 const SCOPE = 'risks:read';
-
-/** Envelope of a collection (risk-data-api.md "Conventions", "Collection meta"). */
-function collectionSchema(item: TSchema, currency: boolean): TSchema {
-  return Type.Unsafe({
-    type: 'object',
-    required: ['data', 'meta', ...(currency ? ['currency'] : [])],
-    properties: {
-      data: Type.Array(item),
-      meta: { $ref: 'CollectionMeta' },
-      ...(currency ? { currency: { $ref: 'Currency' } } : {}),
-    },
-  });
-}
 
 /** Meta of the collections answered in one response: never a next page (risk-data-api.md "Limits"). */
 const ONE_RESPONSE: PageMeta = { hasMore: false, nextCursor: null };
@@ -81,7 +68,10 @@ const listTreatments: RouteDef = {
     'Not paged: takes no query parameter, so `limit` and `cursor` are rejected with 400 (decision 40). ' +
     'A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`.',
   responses: {
-    200: { description: 'The treatments.', schema: collectionSchema(RiskTreatment.schema, true) },
+    200: {
+      description: 'The treatments.',
+      schema: collectionSchema(RiskTreatment.schema, { currency: true }),
+    },
   },
   async handler(ctx, { params }) {
     // One row per treatment, or a single row with j null when the risk has none; no row: no such risk here.
@@ -133,7 +123,7 @@ const getRiskScores: RouteDef = {
     '`current` is the latest point at or before now, whatever the window; null when there is none, with ' +
     '`meta.feature_status` `not_configured`.',
   query: scoresQuery,
-  responses: { 200: { description: 'The score series.', schema: collectionSchema(RiskScores, false) } },
+  responses: { 200: { description: 'The score series.', schema: collectionSchema(RiskScores) } },
   async handler(ctx, { query }) {
     const q = query as { limit: number; from?: string; to?: string };
     // The window is resolved in SQL so that "now" and the 90 days are the database's, to the microsecond.
@@ -210,7 +200,9 @@ const getRiskMatrix: RouteDef = {
     },
     { additionalProperties: false },
   ),
-  responses: { 200: { description: 'The matrix rows.', schema: collectionSchema(RiskMatrixRow, true) } },
+  responses: {
+    200: { description: 'The matrix rows.', schema: collectionSchema(RiskMatrixRow, { currency: true }) },
+  },
   async handler(ctx, { query }) {
     const q = query as { limit: number; scope?: MatrixScope; risk_band?: string };
     const scopes: readonly MatrixScope[] = q.scope ? [q.scope] : RiskMatrixScope;

@@ -1,13 +1,13 @@
-// Management actions address a record by id alone (/admin/assessments/{id}/…, /admin/reports/{id}/…), but
+// Management actions address a record by id alone (/admin/assessments/{id}/…, /admin/assets/{id}/…), but
 // tenant tables are keyed by (workspace_id, id) and an import may give records of two workspaces the same id
 // (the seed generator is deterministic). The action then needs the workspace to be named.
-import { conflict, notFound } from '../../http/errors.js';
-import type { Queryable } from '../../storage/db.js';
+import { conflict, notFound } from '../http/errors.js';
+import type { Queryable } from '../storage/db.js';
 
 /** The workspace holding `id` in `table`; 404 when none, 409 `ambiguous_id` when several and none named. */
 export async function locateWorkspace(
   q: Queryable,
-  table: 'assessments' | 'reports',
+  table: 'assessments' | 'reports' | 'assets',
   id: string,
   what: string,
   workspaceId?: string,
