@@ -253,4 +253,3 @@ export async function insertRows(
 export function importCollectionNames(): string[] {
   return collections.map((collection) => collection.name);
 }
-
