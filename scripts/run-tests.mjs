@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // Runs the compiled test suite with node:test: on the embedded store, and again on PostgreSQL when
 // TEST_DATABASE_URL is set (each test file then gets its own database cloned from a migrated template).
+// Each run is also a log audit: every test harness logs at the most verbose level into a run directory and
+// records the secrets and personal values it used; after the run, no log line may hold any of them, nor
+// anything shaped like a key, token or e-mail address (test/support/logs.ts).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -24,13 +28,29 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const { auditLogDir } = await import('../dist/test/support/logs.js');
+
 function run(label, env) {
   console.log(`\n# ${label}: ${files.length} test files on Node ${process.version}`);
+  // TEST_LOG_DIR set by the caller keeps the logs; otherwise they are kept only when the audit fails.
+  const logDir = process.env.TEST_LOG_DIR
+    ? join(process.env.TEST_LOG_DIR, label.replace(/\W+/g, '-'))
+    : mkdtempSync(join(tmpdir(), 'tprm-test-logs-'));
   const result = spawnSync(
     process.execPath,
-    ['--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
-    { stdio: 'inherit', env: { ...process.env, ...env } },
+    ['--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files],
+    { stdio: 'inherit', env: { ...process.env, ...env, TEST_LOG_DIR: logDir } },
   );
+  const audit = auditLogDir(logDir);
+  if (audit.leaks.length > 0) {
+    console.error(`\n# log audit (${label}): ${audit.leaks.length} leaks; logs kept in ${logDir}`);
+    for (const leak of audit.leaks.slice(0, 20)) console.error(`  ${leak.file}:${leak.line} ${leak.what}`);
+    return 1;
+  }
+  console.log(
+    `\n# log audit (${label}): ${audit.files} log files, ${audit.lines} lines, ${audit.values} recorded secret or personal values, none logged`,
+  );
+  if (!process.env.TEST_LOG_DIR) rmSync(logDir, { recursive: true, force: true });
   return result.status ?? 1;
 }
 

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { Dispatcher, type DispatcherOptions } from './events/dispatcher.js';
+import { createSender } from './events/sender.js';
 import { Authenticator } from './http/auth.js';
 import type { Metrics } from './http/metrics.js';
+import { registerOpenRoutes } from './http/open-route.js';
 import { CursorCodec } from './http/pagination.js';
 import {
   ADDRESS_BUCKETS,
@@ -17,8 +20,9 @@ import {
 import { type PublicServices, registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
 import { buildAdminRoutes } from './management/app.js';
+import { servedOpenRoutes } from './openapi/reference.js';
 import { createLocalObjectStorage, type ObjectStorage } from './reports/storage.js';
-import { adminRegistrars, publicPlugins, publicRoutes } from './resources/index.js';
+import { adminRegistrars, publicRoutes } from './resources/index.js';
 import type { Db } from './storage/db.js';
 import { serviceSecret } from './storage/settings.js';
 
@@ -44,6 +48,7 @@ export async function createServices(options: {
   authCacheTtlMs?: number;
   objects?: ObjectStorage;
 }): Promise<Services> {
+  options.metrics.observe({ db: options.db, limiter: options.limiter });
   return {
     config: options.config,
     db: options.db,
@@ -66,7 +71,7 @@ export async function createServices(options: {
 export function buildPublicApp(services: Services): FastifyInstance {
   const app = createServer(services.logger.child({ listener: 'public' }), services.metrics, 'public');
   registerRoutes(app, services, publicRoutes);
-  for (const plugin of publicPlugins) plugin(app, services);
+  registerOpenRoutes(app, services, servedOpenRoutes);
   return app;
 }
 
@@ -74,4 +79,31 @@ export function buildAdminApp(services: Services): FastifyInstance {
   const app = createServer(services.logger.child({ listener: 'admin' }), services.metrics, 'admin');
   buildAdminRoutes(app, services, adminRegistrars);
   return app;
+}
+
+/** The webhook worker of a process whose ROLE includes it (not started: call start()). */
+export function createDispatcher(
+  services: Services,
+  options: Partial<Pick<DispatcherOptions, 'concurrency' | 'pollIntervalMs' | 'leaseMarginMs'>> = {},
+): { dispatcher: Dispatcher; close: () => Promise<void> } {
+  const { config } = services;
+  const sender = createSender({
+    timeoutMs: config.webhookTimeoutMs,
+    allowInsecure: config.webhookAllowInsecureUrls,
+    userAgent: 'tprm-api-webhooks/1',
+  });
+  const dispatcher = new Dispatcher(services.db, sender, {
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    logger: services.logger.child({ component: 'webhooks' }),
+    metrics: services.metrics,
+    ...options,
+  });
+  return {
+    dispatcher,
+    close: async () => {
+      await dispatcher.stop();
+      sender.close();
+    },
+  };
 }

@@ -13,6 +13,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** A Redis answer slower than this is an outage: limits fall back to the process (decision P40). */
+  redisTimeoutMs: number;
   publicBaseUrl: string;
   webhookRetryDelaysMs: number[];
   webhookAllowInsecureUrls: boolean;
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     redisUrl: env.REDIS_URL || undefined,
+    redisTimeoutMs: duration('REDIS_TIMEOUT', env.REDIS_TIMEOUT, parseDuration, 100),
     publicBaseUrl: (
       env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`
     ).replace(/\/+$/, ''),

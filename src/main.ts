@@ -2,16 +2,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { buildAdminApp, buildPublicApp, createServices } from './app.js';
+import { buildAdminApp, buildPublicApp, createDispatcher, createServices } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { purgeIdempotencyKeys } from './http/idempotency.js';
 import { createMetrics } from './http/metrics.js';
-import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { createDemoWorkspace, isEmpty } from './management/bootstrap.js';
 import './resources/imports.js';
 import { generateAdminToken, sha256 } from './security/secrets.js';
 import { type Db, openEmbedded, openPostgres } from './storage/db.js';
-import { DataDirLockedError, lockDataDir } from './storage/lock.js';
+import { DataDirError, lockDataDir } from './storage/lock.js';
 import { migrate } from './storage/migrate.js';
 import { readSetting, writeSetting } from './storage/settings.js';
 
@@ -38,7 +38,14 @@ async function main(): Promise<void> {
     db = await openPostgres(config.databaseUrl);
   } else {
     release = lockDataDir(config.dataDir);
-    db = await openEmbedded(join(config.dataDir, 'pgdata'));
+    db = await openEmbedded(join(config.dataDir, 'pgdata'), {
+      // The engine is unusable after a PANIC: exit rather than hang, so that a supervisor restarts the
+      // process (PostgreSQL's own answer to a PANIC); what was committed before is recovered at the next start.
+      onPanic: (line) => {
+        process.stderr.write(`tprm-api: the embedded database stopped (${line.trim()}); exiting.\n`);
+        process.exit(1);
+      },
+    });
   }
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -46,42 +53,58 @@ async function main(): Promise<void> {
   const firstStart = !config.databaseUrl && (await isEmpty(db));
   const admin = await adminTokenHash(db, config.adminToken);
   const metrics = createMetrics();
-  let limiter: RateLimiter;
-  if (config.redisUrl) {
-    limiter = createRedisRateLimiter({
-      url: config.redisUrl,
-      onIncident: (state, err) =>
-        state === 'down'
-          ? logger.warn(
-              { err: (err as Error)?.message },
-              'Redis unreachable: rate limits are per process until it is back',
-            )
-          : logger.info('Redis reachable again: rate limits are shared'),
-    });
-  } else {
-    limiter = createMemoryRateLimiter();
-  }
+  const limiter = createRateLimiter({
+    redisUrl: config.redisUrl,
+    commandTimeoutMs: config.redisTimeoutMs,
+    logger,
+  });
   const services = await createServices({ config, db, logger, limiter, adminTokenHash: admin.hash, metrics });
 
-  const closers: (() => Promise<unknown>)[] = [];
+  // Closed on SIGTERM in this order: first what takes new work (each finishes what it has in flight), then
+  // the admin listener (health checks answer until the end).
+  const draining: (() => Promise<unknown>)[] = [];
   const adminApp = buildAdminApp(services);
-  await adminApp.listen({ port: config.adminPort, host: config.adminHost });
-  closers.push(() => adminApp.close());
+  const adminUrl = await adminApp.listen({ port: config.adminPort, host: config.adminHost });
   let publicUrl: string | undefined;
   if (config.role !== 'worker') {
     const publicApp = buildPublicApp(services);
     publicUrl = await publicApp.listen({ port: config.port, host: config.host });
-    closers.unshift(() => publicApp.close());
+    draining.push(() => publicApp.close());
   }
-  logger.info(
-    { role: config.role, public: publicUrl, admin: `http://${config.adminHost}:${config.adminPort}` },
-    'tprm-api ready',
-  );
+  if (config.role !== 'api') {
+    const worker = createDispatcher(services);
+    await worker.dispatcher.start();
+    draining.push(worker.close);
+  }
+  // Installed before anything else runs (the demo data of a first start included): a SIGTERM at any point
+  // from here stops the process cleanly.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new requests or claims; finishing those in flight');
+    // Bounded: requests and attempts in flight end within WEBHOOK_TIMEOUT; past that, exit anyway.
+    const deadline = setTimeout(() => {
+      logger.warn('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.webhookTimeoutMs + 15_000);
+    deadline.unref();
+    await Promise.all(draining.map((close) => close().catch(() => undefined)));
+    await adminApp.close().catch(() => undefined);
+    await limiter.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    release?.();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  logger.info({ role: config.role, public: publicUrl, admin: adminUrl }, 'tprm-api ready');
 
   if (admin.generated) {
     process.stdout.write(
       `\nAdmin token (shown once; only its hash is kept): ${admin.generated}\n` +
-        `  export ADMIN_URL=http://${config.adminHost}:${config.adminPort} ADMIN_TOKEN=${admin.generated}\n`,
+        `  export ADMIN_URL=${adminUrl} ADMIN_TOKEN=${admin.generated}\n`,
     );
   }
   if (firstStart) {
@@ -100,24 +123,10 @@ async function main(): Promise<void> {
     purgeIdempotencyKeys(db).catch((err) => logger.warn({ err: err.message }, 'idempotency purge failed'));
   }, 3_600_000);
   purge.unref();
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    for (const close of closers) await close().catch(() => undefined);
-    await limiter.close().catch(() => undefined);
-    await db.close().catch(() => undefined);
-    release?.();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+  if (error instanceof ConfigError || error instanceof DataDirError) {
     process.stderr.write(`tprm-api: ${error.message}\n`);
   } else {
     process.stderr.write(`tprm-api failed to start: ${error?.stack ?? error}\n`);

@@ -330,6 +330,20 @@ describe('POST /assessments', () => {
     assert.deepEqual(Object.keys(past.json.error.details.fields), ['deadline']);
   });
 
+  test('a past deadline written as a leap second is a 422 too; a future one is accepted (P19)', async () => {
+    // 23:59:60 is a valid RFC 3339 instant that JavaScript's Date.parse cannot read: it used to pass as future.
+    const past = await create({ supplier_id: S1, assessment_type: 'self', deadline: '2016-12-31T23:59:60Z' });
+    assertError(past, 422, 'validation_failed');
+    assert.deepEqual(Object.keys(past.json.error.details.fields), ['deadline']);
+    const future = await create({
+      supplier_id: S1,
+      assessment_type: 'self',
+      deadline: '2099-12-31T23:59:60Z',
+    });
+    assert.equal(future.status, 201, future.body);
+    assert.equal(future.json.deadline, '2100-01-01T00:00:00.000000Z');
+  });
+
   test('400 without Idempotency-Key; 400 when the body is not an object (decisions 3, 10)', async () => {
     const res = await h.api('POST', '/assessments', {
       key: ws.key,

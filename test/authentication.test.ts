@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { SCOPES } from '../src/resources/fields.js';
 import { sha256 } from '../src/security/secrets.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
+import { rawRequest } from './support/raw-http.js';
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -47,6 +48,26 @@ describe('keys', () => {
     assert.ok('last_used_at' in list.json.data[0] && 'revoked_at' in list.json.data[0]);
   });
 
+  test('an Authorization header sent twice names no key: 401, in-process and over a real connection', async () => {
+    // Node keeps the first of repeated Authorization headers and a proxy may keep another: which key would it
+    // be? Found by test/fuzz.test.ts (a request with A's key then B's key was served as A).
+    const other = await h.workspace();
+    const both = [`Bearer ${ws.key}`, `Bearer ${other.key}`];
+    for (const authorization of [both, [`Bearer ${ws.key}`, `Bearer ${ws.key}`]]) {
+      // An array is sent as repeated header lines.
+      const headers: Record<string, string[]> = { authorization };
+      const res = await h.publicApp.inject({ method: 'GET', url: '/v1/suppliers', headers });
+      assert.equal(res.statusCode, 401, res.body);
+      assert.equal(JSON.parse(res.body).error.code, 'invalid_api_key');
+    }
+    const raw = await rawRequest(
+      h.publicApp,
+      `GET /v1/suppliers HTTP/1.1\r\nHost: x\r\nAuthorization: ${both[0]}\r\nAuthorization: ${both[1]}\r\nConnection: close\r\n\r\n`,
+    );
+    assert.equal(raw.status, 401, raw.body);
+    assert.equal(JSON.parse(raw.body).error.code, 'invalid_api_key');
+  });
+
   test('cookies are never read: a key in a cookie is no key', async () => {
     const res = await h.api('GET', '/suppliers', {
       headers: { cookie: `api_key=${ws.key}; token=${ws.key}` },
@@ -67,6 +88,8 @@ describe('revocation, expiry and plan changes take effect on the next request, o
     assertError(await h.api('GET', '/suppliers', { key: key.secret }), 401, 'invalid_api_key');
     const list = await viaOther('/v1/suppliers');
     assert.equal(list.statusCode, 401, list.body);
+    // Decision 39: found dead only after the request was counted, still no rate-limit headers.
+    assert.equal(list.headers['x-ratelimit-limit'], undefined);
     const one = await viaOther('/v1/suppliers?limit=1');
     assert.equal(one.statusCode, 401);
   });
@@ -85,6 +108,64 @@ describe('revocation, expiry and plan changes take effect on the next request, o
     assertError(await h.api('GET', '/suppliers', { key: w.key }), 403, 'plan_upgrade_required');
     await h.admin('PATCH', `/admin/workspaces/${w.id}`, { plan: 'enterprise' });
     assert.equal((await viaOther()).statusCode, 200);
+  });
+
+  test('writes too: a key revoked since another instance cached it writes nothing there, stores no idempotent response, and gets its 401 even with a malformed body', async () => {
+    const key = await h.key(ws.id, ws.userId, SCOPES);
+    const other = await h.secondInstance();
+    const write = (payload: string, idempotencyKey = crypto.randomUUID()) =>
+      other.inject({
+        method: 'POST',
+        url: '/v1/suppliers',
+        headers: {
+          authorization: `Bearer ${key.secret}`,
+          'content-type': 'application/json',
+          'idempotency-key': idempotencyKey,
+        },
+        payload,
+      });
+    assert.equal((await write(JSON.stringify({ name: 'Before revocation' }))).statusCode, 201); // cached now
+    assert.equal((await h.admin('POST', `/admin/api-keys/${key.id}/revoke`)).status, 200);
+    const reused = crypto.randomUUID();
+    const refused = await write(JSON.stringify({ name: 'After revocation' }), reused);
+    assert.equal(refused.statusCode, 401, refused.body);
+    assert.equal(JSON.parse(refused.body).error.code, 'invalid_api_key');
+    assert.equal((await write('{"name": ')).statusCode, 401, 'malformed body');
+    assert.equal((await write(JSON.stringify({ name: '' }))).statusCode, 401, 'invalid body');
+    const rows = await h.db.query("select 1 from suppliers where name = 'After revocation'");
+    assert.equal(rows.length, 0);
+    // The refused request stored nothing under its Idempotency-Key: a valid key may use it.
+    const created = await h.api('POST', '/suppliers', {
+      key: ws.key,
+      body: { name: 'After revocation' },
+      headers: { 'idempotency-key': reused },
+    });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.headers['idempotent-replayed'], undefined);
+  });
+
+  test('writes too: a downgrade refuses the next write on an instance that cached the key', async () => {
+    const w = await h.workspace();
+    const other = await h.secondInstance();
+    const write = (name: string) =>
+      other.inject({
+        method: 'PUT',
+        url: '/v1/assets',
+        headers: { authorization: `Bearer ${w.key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          source: 'manual',
+          assets: [{ external_id: name, name, asset_type: 'data' }],
+        }),
+      });
+    assert.equal((await write('before')).statusCode, 200);
+    await h.admin('PATCH', `/admin/workspaces/${w.id}`, { plan: 'business' });
+    const refused = await write('after');
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(JSON.parse(refused.body).error.code, 'plan_upgrade_required');
+    const rows = await h.db.query("select 1 from assets where workspace_id = $1 and external_id = 'after'", [
+      w.id,
+    ]);
+    assert.equal(rows.length, 0);
   });
 
   test('expired: a key past its expiry is refused although it was valid a moment ago', async () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
+import { rawRequest } from './support/raw-http.js';
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -434,5 +435,34 @@ describe('Idempotency-Key (risk-data-api.md "Shared parameters", decision 10)', 
       headers: { 'idempotency-key': 'k'.repeat(255) },
     });
     assert.equal(res.status, 201, res.body);
+  });
+});
+
+describe('requests that are not valid HTTP (risk-data-api.md "Errors": one shape everywhere; decision 5)', () => {
+  test('refused by the HTTP parser, they still get 400 invalid_request in the error shape with X-Request-Id', async () => {
+    // Found by probing the real listener: these never reach Fastify, which answered with its own body and no
+    // X-Request-Id. In-process injection cannot send them, so they go over a real connection.
+    const auth = `Authorization: Bearer ${ws.key}\r\n`;
+    const before = await writes(ws.id);
+    for (const request of [
+      `GET /v1/suppliers HTTP/1.1\r\nHost: x\r\n${auth}Idempotency-Key: a\u0001b\r\n\r\n`,
+      `GET /v1/suppliers HTTP/1.1\r\nHost: x\r\n${auth}X-Padding: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `POST /v1/suppliers HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: abc\r\n\r\n`,
+      `POST /v1/suppliers HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 15\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      `G@T /v1/suppliers HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET /v1/suppliers HTTP/9.9\r\nHost: x\r\n\r\n`,
+      `GET /v1/suppliers HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`,
+    ]) {
+      const res = await rawRequest(h.publicApp, request);
+      const what = JSON.stringify(request.slice(0, 60));
+      assert.equal(res.status, 400, `${what}: ${res.body}`);
+      const { error } = JSON.parse(res.body);
+      assert.equal(error.code, 'invalid_request', what);
+      assert.match(res.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/, what);
+      assert.equal(error.request_id, res.headers['x-request-id'], what);
+      assert.equal(res.headers['cache-control'], 'no-store', what);
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8', what);
+    }
+    assert.equal(await writes(ws.id), before);
   });
 });

@@ -294,6 +294,58 @@ describe('webhook endpoints', () => {
     assert.match(again.stderr, /\(resource_not_found, HTTP 404\)/);
   });
 
+  test('rotate-secret prints the new secret once; deliveries lists attempts; replay one or a range', async () => {
+    const ws = await newWorkspace();
+    const created = await ok([
+      'endpoints',
+      'create',
+      ws.id,
+      '--url',
+      'https://hooks.example.com/r',
+      '--events',
+      'alert.created',
+      '--json',
+    ]);
+    const id = created.json.id as string;
+    const rotated = await ok(['endpoints', 'rotate-secret', id, '--overlap', '2h', '--json']);
+    assert.match(rotated.json.signing_secret, /^whsec_/);
+    assert.notEqual(rotated.json.signing_secret, created.json.signing_secret);
+    assert.ok(Date.parse(rotated.json.previous_secret_expires_at) > Date.now() + 7_000_000);
+    assert.match(rotated.stderr, /cannot be shown again/);
+    const human = await ok(['endpoints', 'rotate-secret', id]);
+    assert.match(human.stdout, /signing_secret\):\n {2}whsec_\S+\n/);
+
+    // No worker runs here: the alert's attempt stays pending until the test marks it exhausted.
+    const alert = await h.admin('POST', `/admin/workspaces/${ws.id}/alerts`, {
+      scope: 'org',
+      severity: 'low',
+      title: 't',
+      body: 'b',
+    });
+    assert.equal(alert.status, 201);
+    const listed = await ok(['endpoints', 'deliveries', id, '--json']);
+    assert.equal(listed.json.data.length, 1);
+    assert.equal(listed.json.data[0].status, 'pending');
+    const busy = await tprm(['deliveries', 'replay', listed.json.data[0].id]);
+    assert.equal(busy.code, 1);
+    assert.match(busy.stderr, /\(conflict, HTTP 409\)/);
+
+    await h.db.query(`update webhook_deliveries set status = 'exhausted' where endpoint_id = $1`, [id]);
+    const table = await ok(['endpoints', 'deliveries', id]);
+    assert.match(table.stdout, /ATTEMPTED AT +EVENT TYPE +ATTEMPT +STATUS/);
+    assert.match(table.stdout, /alert\.created +1 +exhausted/);
+    const one = await ok(['deliveries', 'replay', listed.json.data[0].id, '--json']);
+    assert.equal(one.json.attempt, 2);
+    assert.equal(one.json.event_id, listed.json.data[0].event_id);
+
+    await h.db.query(`update webhook_deliveries set status = 'exhausted' where endpoint_id = $1`, [id]);
+    const range = await ok(['endpoints', 'replay', id, '--from', '2000-01-01T00:00:00Z']);
+    assert.match(range.stdout, /Replaying 1 deliveries\./);
+    const missing = await tprm(['endpoints', 'replay', id]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--from/);
+  });
+
   test('an http:// URL is refused with the field message (WEBHOOK_ALLOW_INSECURE_URLS false)', async () => {
     const ws = await newWorkspace();
     const run = await tprm([

@@ -154,18 +154,20 @@ describe('headers of every response (decisions 4, 5, 31; "Errors")', () => {
 
   test('an internal failure is a 500 internal_error with a generic body: no SQL, stack or host name', async () => {
     // The database fails with the kind of message a driver produces; none of it may reach the client.
-    const original = h.db.query;
-    h.db.query = async () => {
+    const original = { query: h.db.query, queryArrays: h.db.queryArrays };
+    const fail = async () => {
       throw new Error(`relation "suppliers" does not exist: select * from suppliers t where t.id = $1
     at query (/srv/app/node_modules/pg/lib/client.js:526:17) on db.${hostname()}:5432`);
     };
+    h.db.query = fail;
+    h.db.queryArrays = fail;
     try {
       const res = await h.api('GET', '/suppliers', { key: ws.key });
       assertCode(res, 500, 'internal_error');
       assertErrorShape(res, 'GET /suppliers with a failing database');
       assert.equal(res.headers['cache-control'], 'no-store');
     } finally {
-      h.db.query = original;
+      Object.assign(h.db, original);
     }
   });
 });

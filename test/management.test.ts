@@ -31,6 +31,15 @@ describe('admin authentication', () => {
     assertError(await h.admin('GET', '/admin/workspaces', undefined, ws.key), 401, 'invalid_api_key');
   });
 
+  test('the admin token sent in two Authorization headers is no token (P46)', async () => {
+    const headers: Record<string, string[]> = {
+      authorization: [`Bearer ${h.adminToken}`, `Bearer ${h.adminToken}`],
+    };
+    const res = await h.adminApp.inject({ method: 'GET', url: '/admin/workspaces', headers });
+    assert.equal(res.statusCode, 401, res.body);
+    assert.equal(JSON.parse(res.body).error.code, 'invalid_api_key');
+  });
+
   test('/healthz, /readyz and /metrics need no token', async () => {
     assert.equal((await h.adminApp.inject('/healthz')).statusCode, 200);
     const ready = await h.adminApp.inject('/readyz');

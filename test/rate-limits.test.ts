@@ -1,9 +1,25 @@
 // risk-data-api.md "Limits" and "Authentication" 8; decisions 19, 20, 29, 39: buckets per workspace, headers
-// for the most used bucket, 429 with Retry-After, bad credentials limited per address.
+// for the most used bucket, 429 with Retry-After, bad credentials limited per address; through the real
+// pipeline, on one instance and on two sharing Redis, with Redis stopped and stalled mid-run.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createMemoryRateLimiter, PDF_BUCKETS, WORKSPACE_BUCKETS } from '../src/http/rate-limit.js';
-import { assertError, Harness, type TestWorkspace } from './support/harness.js';
+import type { FastifyInstance } from 'fastify';
+import {
+  type Bucket,
+  createMemoryRateLimiter,
+  createRateLimiter,
+  PDF_BUCKETS,
+  type RateLimiter,
+  WORKSPACE_BUCKETS,
+} from '../src/http/rate-limit.js';
+import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
+import { LogCapture, testLogger } from './support/logs.js';
+import { type Scrape, scrape } from './support/metrics.js';
+import { type PrivateRedis, startPrivateRedis } from './support/redis.js';
+
+// The Redis tests run when TEST_REDIS_URL is set, like every Redis test (decision P15); they start their own
+// redis-server (CI has it installed).
+const needsRedis = { skip: process.env.TEST_REDIS_URL ? false : 'TEST_REDIS_URL is not set' };
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -71,5 +87,195 @@ describe("workspace buckets with the specification's limits", () => {
     const good = await h.api('GET', '/suppliers', { key: w.key, remoteAddress: '10.1.1.1' });
     assert.equal(good.status, 200);
     assert.equal(good.headers['x-ratelimit-remaining'], '59');
+  });
+
+  test('a key revoked while another instance still caches it: that 401 carries no rate-limit headers and gives its count back', async () => {
+    clock = Date.parse('2026-01-01T02:40:00.100Z');
+    const w = await h.workspace();
+    const key = await h.key(w.id, w.userId, ['suppliers:read']);
+    const other = await h.secondInstance({ limiter: h.services.limiter });
+    const viaOther = () => via(other, key.secret);
+    assert.equal((await viaOther()).headers['x-ratelimit-remaining'], '59'); // cached there from now on
+    assert.equal((await h.admin('POST', `/admin/api-keys/${key.id}/revoke`)).status, 200);
+    const refused = await viaOther();
+    assertError(refused, 401, 'invalid_api_key');
+    assert.deepEqual(
+      Object.keys(refused.headers).filter((name) => name.startsWith('x-ratelimit')),
+      [],
+      'decision 39: the workspace is unknown',
+    );
+    assert.equal((await h.api('GET', '/suppliers', { key: w.key })).headers['x-ratelimit-remaining'], '58');
+  });
+
+  test("a revoked key of the workspace is limited per address too: the workspace's budget stays whole", async () => {
+    clock = Date.parse('2026-01-01T02:30:00.100Z');
+    const w = await h.workspace();
+    const revoked = await h.key(w.id, w.userId, ['suppliers:read']);
+    assert.equal((await h.admin('POST', `/admin/api-keys/${revoked.id}/revoke`)).status, 200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await h.api('GET', '/suppliers', { key: revoked.secret, remoteAddress: '10.1.2.1' })).status,
+      );
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
+    const good = await h.api('GET', '/suppliers', { key: w.key, remoteAddress: '10.1.2.1' });
+    assert.equal(good.headers['x-ratelimit-remaining'], '59');
+  });
+});
+
+/** The same request through another instance of the fleet (Harness.api talks to the first). */
+async function via(app: FastifyInstance, key: string): Promise<Response> {
+  const res = await app.inject({
+    method: 'GET',
+    url: '/v1/suppliers?limit=1',
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return { status: res.statusCode, headers: res.headers, body: res.body, json: JSON.parse(res.body) };
+}
+
+/** `n` requests at once, alternating between `apps` (one app: all to it). */
+function burst(apps: FastifyInstance[], key: string, n: number): Promise<Response[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => via(apps[i % apps.length] as FastifyInstance, key)));
+}
+
+/**
+ * Exactly `passed` answered 200 and every other one a 429 with Retry-After 1; never a 500. With `counters`
+ * (how many independent counters the 200s were taken from: 1 shared, or one per process), each slot of the
+ * second bucket went to exactly one request per counter: X-RateLimit-Remaining 59 … 0, `counters` times each.
+ */
+function assertPassed(responses: Response[], passed: number, counters?: number): void {
+  const ok = responses.filter((r) => r.status === 200);
+  const limited = responses.filter((r) => r.status === 429);
+  assert.equal(ok.length, passed, `statuses ${responses.map((r) => r.status).join(',')}`);
+  assert.equal(limited.length, responses.length - passed);
+  for (const r of limited) {
+    assertError(r, 429, 'rate_limit_exceeded');
+    assert.equal(r.headers['retry-after'], '1');
+  }
+  if (counters === undefined) return;
+  const remaining = ok.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((x, y) => x - y);
+  const slots = Array.from({ length: 60 }, (_, i) => Array<number>(counters).fill(i)).flat();
+  assert.deepEqual(remaining, slots);
+}
+
+describe('100 concurrent requests within one second (decision 19)', () => {
+  // The limiter's clock stands still in the middle of a second, so the burst cannot straddle a boundary
+  // however long it takes in real time.
+  test('one instance: exactly 60 pass, 40 are 429', async () => {
+    clock = Date.parse('2026-01-01T03:00:00.500Z');
+    const w = await h.workspace();
+    assertPassed(await burst([h.publicApp], w.key, 100), 60, 1);
+  });
+});
+
+// Two API instances on one database, each with its own limiter on a private redis-server that the test can
+// kill, restart and stall (the machine's shared Redis is never touched). Each limiter logs to its own capture.
+describe('two instances sharing Redis', needsRedis, () => {
+  let redis: PrivateRedis;
+  let fleet: Harness;
+  let apps: FastifyInstance[];
+  let a: RateLimiter;
+  let b: RateLimiter;
+  const logsA = new LogCapture();
+  const logsB = new LogCapture();
+  // Stands still mid-second; each step moves to the next second.
+  const fleetClock = { t: Date.parse('2026-01-01T04:00:00.500Z') };
+  const nextSecond = () => {
+    fleetClock.t += 1000;
+  };
+  const COMMAND_TIMEOUT_MS = 1500;
+  const limiter = (logs: LogCapture): RateLimiter =>
+    createRateLimiter({
+      redisUrl: redis.url,
+      logger: testLogger(logs),
+      now: () => fleetClock.t,
+      // Generous: the test processes run PGlite, which holds the event loop, on a busy CI machine; a reply
+      // read late must not look like an outage.
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+      probeIntervalMs: 50,
+    });
+
+  before(async () => {
+    redis = await startPrivateRedis();
+    a = limiter(logsA);
+    b = limiter(logsB);
+    fleet = await Harness.start({ limiter: a, logs: logsA, buckets: { workspace: WORKSPACE_BUCKETS } });
+    apps = [fleet.publicApp, await fleet.secondInstance({ limiter: b })];
+  });
+  after(async () => {
+    await fleet?.close();
+    await redis?.close();
+  });
+
+  test('100 concurrent requests alternating between the two: exactly 60 pass in all', async () => {
+    assertPassed(await burst(apps, (await fleet.workspace()).key, 100), 60, 1);
+    assert.deepEqual([a.mode, b.mode], ['redis', 'redis']);
+  });
+
+  test('Redis killed, then stalled, mid-run: per-process limits, never a 500, one log line per incident, counted in /metrics; shared again once back', async () => {
+    const incidents = (logs: LogCapture) =>
+      logs.records().flatMap((r) => (r.event?.startsWith('rate_limiter_redis_') ? [[r.level, r.event]] : []));
+    const down = [40, 'rate_limiter_redis_down'];
+    const up = [30, 'rate_limiter_redis_up'];
+    // While down, a decision probes Redis at most once per probe interval; these decisions do it.
+    const PROBE: Bucket[] = [{ name: 'probe', limit: 1e9, windowMs: 1000 }];
+    const backToRedis = async () => {
+      const deadline = Date.now() + 10_000;
+      for (const l of [a, b]) {
+        for (;;) {
+          await l.consume('probe', PROBE);
+          if (l.mode === 'redis') break;
+          assert.ok(Date.now() < deadline, 'the limiter did not go back to Redis');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    };
+    const rejected = (m: Scrape) => m.value('tprm_rate_limited_total', { bucket: 'second' });
+    const fallbacks = (m: Scrape) => m.value('tprm_rate_limiter_fallback_decisions_total');
+
+    // Killed: each process now allows 60 on its own, and says so once.
+    await redis.kill();
+    nextSecond();
+    const before = await scrape(fleet.adminApp);
+    const killed = await fleet.workspace();
+    assertPassed(await burst(apps, killed.key, 140), 120, 2);
+    nextSecond();
+    assertPassed(await burst(apps, killed.key, 20), 20);
+    assert.deepEqual(incidents(logsA), [down]);
+    assert.deepEqual(incidents(logsB), [down]);
+    const during = await scrape(fleet.adminApp);
+    assert.equal(during.value('tprm_rate_limiter_mode', { mode: 'redis-fallback' }), 1);
+    assert.equal(during.value('tprm_rate_limiter_mode', { mode: 'redis' }), 0);
+    assert.equal(during.value('tprm_rate_limiter_redis_outages_total'), 1);
+    // Instance A decided 80 requests, all in memory (a failed probe falls back too); 10 were refused.
+    assert.equal(fallbacks(during) - fallbacks(before), 80);
+    assert.equal(rejected(during) - rejected(before), 10);
+
+    // Back: shared limits again, and one line says so.
+    await redis.start();
+    await backToRedis();
+    nextSecond();
+    assertPassed(await burst(apps, (await fleet.workspace()).key, 80), 60, 1);
+    assert.deepEqual(incidents(logsA), [down, up]);
+    assert.deepEqual(incidents(logsB), [down, up]);
+    assert.equal((await scrape(fleet.adminApp)).value('tprm_rate_limiter_mode', { mode: 'redis' }), 1);
+
+    // Stalled (SIGSTOP: connected, never answering): requests fall back after the command timeout.
+    redis.pause();
+    nextSecond();
+    const stalled = await fleet.workspace();
+    const start = performance.now();
+    assertPassed(await burst(apps, stalled.key, 140), 120, 2);
+    const elapsed = performance.now() - start;
+    assert.ok(
+      elapsed < COMMAND_TIMEOUT_MS + 2000,
+      `a stalled Redis held requests for ${Math.round(elapsed)} ms`,
+    );
+    assert.deepEqual(incidents(logsA), [down, up, down]);
+    redis.resume();
+    await backToRedis();
+    assert.deepEqual(incidents(logsA), [down, up, down, up]);
+    assert.deepEqual(incidents(logsB), [down, up, down, up]);
+    assert.equal((await scrape(fleet.adminApp)).value('tprm_rate_limiter_redis_outages_total'), 2);
   });
 });

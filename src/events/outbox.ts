@@ -1,8 +1,13 @@
 // Events are recorded in the same transaction as the change that caused them (decision 23): if the change
 // commits, the event exists and will be delivered; if it rolls back, the event never existed. The payload is
-// serialized once, here, so every delivery attempt sends the same bytes.
+// serialized once, here, so every delivery attempt sends the same bytes. The fan-out happens here too: one
+// `pending` first attempt per endpoint that is enabled and subscribed at this moment, and a notification
+// (delivered by PostgreSQL at commit) wakes the dispatchers.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../storage/db.js';
+
+/** LISTEN/NOTIFY channel that tells dispatchers new attempts are due. */
+export const DELIVERY_CHANNEL = 'tprm_webhook_attempts';
 
 export type EventType =
   | 'assessment.completed'
@@ -28,6 +33,16 @@ export async function recordEvent(
   await tx.query(
     'insert into events (workspace_id, id, type, occurred_at, payload) values ($1, $2, $3, $4::timestamptz, $5)',
     [workspaceId, id, type, row?.occurred_at, payload],
+  );
+  await tx.query(
+    `with attempts as (
+       insert into webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at)
+       select e.workspace_id, gen_random_uuid(), e.id, $2, $3, 1, 'pending', $4::timestamptz
+         from webhook_endpoints e
+        where e.workspace_id = $1 and e.enabled and $3 = any (e.events)
+       returning 1)
+     select pg_notify($5, '') from (select count(*) as n from attempts) fanned where n > 0`,
+    [workspaceId, id, type, row?.occurred_at, DELIVERY_CHANNEL],
   );
   return id;
 }

@@ -1,7 +1,7 @@
 // API key authentication. The secret's SHA-256 is looked up by index and compared in constant time; unknown,
 // malformed, revoked and expired keys get the same 401. Valid keys are cached for a short while so that the
-// hot path needs no extra round trip: reads carry the cache's answer into SQL (storage/tenant.ts), which
-// refuses stale credentials, and writes always re-read the key.
+// hot path needs no extra round trip: requests carry the cache's answer into SQL (storage/tenant.ts), which
+// refuses stale credentials, and re-read the key before trusting an empty answer or an error (http/route.ts).
 
 import { constantTimeEqual, looksLikeApiKey, sha256 } from '../security/secrets.js';
 import type { Queryable } from '../storage/db.js';
@@ -44,18 +44,29 @@ export class Authenticator {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** The presented bearer token, or null when the header is absent or not a well-formed Bearer credential. */
-  static bearer(header: string | string[] | undefined): string | null {
-    if (typeof header !== 'string') return null;
-    const match = /^Bearer ([\x21-\x7e]+)$/.exec(header);
+  /**
+   * The presented bearer token, or null when the Authorization header is absent, repeated or not a
+   * well-formed Bearer credential. Read from the raw header lines: Node keeps only the first of repeated
+   * Authorization headers, and a proxy in front may keep another, so two headers name no key at all.
+   */
+  static bearer(rawHeaders: readonly string[]): string | null {
+    const values = [];
+    for (let i = 0; i < rawHeaders.length; i += 2)
+      if (rawHeaders[i]?.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1] ?? '');
+    if (values.length !== 1) return null;
+    const match = /^Bearer ([\x21-\x7e]+)$/.exec(values[0] as string);
     return match?.[1] ?? null;
   }
 
   /**
    * The key's record when it is currently valid (not revoked, not expired), else null.
-   * `fresh` skips the cache (writes, and confirmation of a cached read).
+   * `fresh` skips the cache (confirmation of a cached key); `via` is the connection to read through.
    */
-  async lookup(token: string | null, fresh: boolean): Promise<{ record: KeyRecord; cached: boolean } | null> {
+  async lookup(
+    token: string | null,
+    fresh: boolean,
+    via: Queryable = this.db,
+  ): Promise<{ record: KeyRecord; cached: boolean } | null> {
     if (!token || !looksLikeApiKey(token)) return null;
     const hash = sha256(token);
     const cacheKey = hash.toString('base64');
@@ -64,7 +75,7 @@ export class Authenticator {
     if (hit && hit.until > now) {
       return this.valid(hit.record, now) ? { record: hit.record, cached: true } : null;
     }
-    const rows = await this.db.query<KeyRow>(
+    const rows = await via.query<KeyRow>(
       `select k.id, k.workspace_id, k.secret_hash, k.scopes, k.created_by, iso(k.expires_at) as expires_at,
               k.revoked_at is not null as revoked, w.plan
          from api_keys k join workspaces w on w.id = k.workspace_id

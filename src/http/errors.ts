@@ -1,6 +1,8 @@
 // The closed list of error codes of the specification; the HTTP status is derived from the code.
 // Every non-2xx response, whatever raised it, is rendered here in the one shape.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { StringEnum } from '../resources/fields.js';
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -15,6 +17,27 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The one error shape (risk-data-api.md "Errors"), as `errorBody` writes it. */
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: StringEnum(Object.keys(ERROR_STATUS) as ErrorCode[], 'Clients branch on it.'),
+        message: Type.String({ description: 'Human text, may be reworded. Not to be parsed.' }),
+        request_id: Type.String({
+          format: 'uuid',
+          description: 'The `X-Request-Id` of the response (of the first one, on an idempotent replay).',
+        }),
+        details: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form; see each error.' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: 'Error' },
+);
 
 export class ApiError extends Error {
   readonly status: number;
@@ -35,6 +58,8 @@ export const validationFailed = (fields: Record<string, string>) =>
   new ApiError('validation_failed', 'One or more fields are invalid.', { fields });
 export const conflict = (message: string, details: Record<string, unknown>) =>
   new ApiError('conflict', message, details);
+export const internalError = () =>
+  new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
 
 export function errorBody(error: ApiError, requestId: string): string {
   const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
@@ -77,8 +102,8 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
     return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_BODY_TOO_LARGE as string);
   if (fastifyError?.statusCode === 415)
     return invalidRequest(CLIENT_ERROR_CODES.FST_ERR_CTP_INVALID_MEDIA_TYPE as string);
-  request.log.error({ err: error, request_id: request.id }, 'unhandled error');
-  return new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
+  request.log.error({ err: error }, 'unhandled error');
+  return internalError();
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -2,6 +2,7 @@
 // after canonicalisation, and the response is stored in the same transaction as the write it describes, so
 // a replay returns exactly what the first request did and a crash leaves neither half.
 import { createHash } from 'node:crypto';
+import { Type } from 'typebox';
 import type { Db, Queryable } from '../storage/db.js';
 import { ApiError, conflict, errorBody, invalidRequest } from './errors.js';
 
@@ -22,10 +23,28 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+const MAX_KEY_CHARS = 255;
+const PRINTABLE_ASCII = '^[\\x20-\\x7e]+$';
+
+/** The Idempotency-Key header (risk-data-api.md "Shared parameters"), as readIdempotencyKey accepts it. */
+export const IdempotencyKeyHeader = Type.String({
+  minLength: 1,
+  maxLength: MAX_KEY_CHARS,
+  pattern: PRINTABLE_ASCII,
+  description: 'Required on every POST: 1 to 255 printable ASCII characters, retained 24 hours.',
+  examples: ['5f0c6d2e-7a1b-4d8e-9c3f-2b4a6e8d0f12'],
+});
+const printable = new RegExp(PRINTABLE_ASCII);
+
 export function readIdempotencyKey(header: string | string[] | undefined): string {
   if (header === undefined)
     throw invalidRequest('The Idempotency-Key header is required on POST.', { header: 'Idempotency-Key' });
-  if (Array.isArray(header) || header.length === 0 || header.length > 255 || !/^[\x20-\x7e]+$/.test(header)) {
+  if (
+    Array.isArray(header) ||
+    header.length === 0 ||
+    header.length > MAX_KEY_CHARS ||
+    !printable.test(header)
+  ) {
     throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters.', {
       header: 'Idempotency-Key',
     });
@@ -33,48 +52,67 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
   return header;
 }
 
+export const idempotencyKeyInUse = () =>
+  conflict('A request with this Idempotency-Key is still being processed.', {
+    reason: 'idempotency_key_in_use',
+  });
+export const idempotencyKeyReused = () =>
+  conflict('This Idempotency-Key was already used with a different request body.', {
+    reason: 'idempotency_key_reused',
+  });
+
 export async function runIdempotent(
   db: Db,
   scope: { workspaceId: string; endpoint: string; key: string; body: unknown; requestId: string },
-  work: (tx: Queryable) => Promise<StoredReply>,
+  run: (tx: Queryable) => Promise<StoredReply>,
+  /** Checks the caller may write (its key), in the first round trip; its error is never stored. */
+  confirm: (tx: Queryable) => Promise<void> = async () => undefined,
 ): Promise<StoredReply & { replayed: boolean }> {
   const requestHash = createHash('sha256').update(canonicalJson(scope.body)).digest('base64');
-  return db.transaction(async (tx) => {
-    // A second request with the same key while the first is executing must not wait for it: it gets a 409.
-    const [lock] = await tx.query<{ acquired: boolean }>(
-      'select pg_try_advisory_xact_lock(hashtextextended($1, 7349)) as acquired',
-      [`${scope.workspaceId}|${scope.endpoint}|${scope.key}`],
-    );
-    if (!lock?.acquired) {
-      throw conflict('A request with this Idempotency-Key is still being processed.', {
-        reason: 'idempotency_key_in_use',
-      });
-    }
-    const [stored] = await tx.query<{ request_hash: string; response_status: number; response_body: string }>(
-      `select request_hash, response_status, response_body from idempotency_keys
-        where workspace_id = $1 and endpoint = $2 and key = $3 and created_at > now() - interval '24 hours'`,
-      [scope.workspaceId, scope.endpoint, scope.key],
-    );
+  // The stored response travels with the COMMIT (pipeline mode): the transaction does not wait for it alone.
+  // If it fails, the COMMIT rolls back and its own error is the one reported.
+  let storing: Promise<unknown> | undefined;
+  try {
+    return await db.transaction((tx) => work(tx));
+  } catch (error) {
+    await storing;
+    throw error;
+  }
+
+  async function work(tx: Queryable): Promise<StoredReply & { replayed: boolean }> {
+    // One round trip (pipeline mode): the caller's check, the lock, then the stored response read by a
+    // statement of its own, so that its snapshot is taken after the lock (a first request that just released
+    // it has committed), then the savepoint that undoes the work of a client error.
+    const [, [lock], [stored]] = await Promise.all([
+      confirm(tx),
+      // A second request with the same key while the first is executing must not wait for it: it gets a 409.
+      tx.query<{ acquired: boolean }>(
+        'select pg_try_advisory_xact_lock(hashtextextended($1, 7349)) as acquired',
+        [`${scope.workspaceId}|${scope.endpoint}|${scope.key}`],
+      ),
+      tx.query<{ request_hash: string; response_status: number; response_body: string }>(
+        `select request_hash, response_status, response_body from idempotency_keys
+          where workspace_id = $1 and endpoint = $2 and key = $3 and created_at > now() - interval '24 hours'`,
+        [scope.workspaceId, scope.endpoint, scope.key],
+      ),
+      tx.query('savepoint idempotent_work'),
+    ]);
+    if (!lock?.acquired) throw idempotencyKeyInUse();
     if (stored) {
-      if (stored.request_hash !== requestHash) {
-        throw conflict('This Idempotency-Key was already used with a different request body.', {
-          reason: 'idempotency_key_reused',
-        });
-      }
+      if (stored.request_hash !== requestHash) throw idempotencyKeyReused();
       return { status: stored.response_status, body: stored.response_body, replayed: true };
     }
 
     // A client error is a completed response and is stored too, but the writes that led to it are undone.
-    await tx.query('savepoint idempotent_work');
     let reply: StoredReply;
     try {
-      reply = await work(tx);
+      reply = await run(tx);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500 || error.status === 429) throw error;
       await tx.query('rollback to savepoint idempotent_work');
       reply = { status: error.status, body: errorBody(error, scope.requestId) };
     }
-    await tx.query(
+    storing = tx.query(
       `insert into idempotency_keys (workspace_id, endpoint, key, request_hash, response_status, response_body)
        values ($1, $2, $3, $4, $5, $6)
        on conflict (workspace_id, endpoint, key) do update
@@ -82,8 +120,9 @@ export async function runIdempotent(
              response_body = excluded.response_body, created_at = now()`,
       [scope.workspaceId, scope.endpoint, scope.key, requestHash, reply.status, reply.body],
     );
+    storing.catch(() => undefined);
     return { ...reply, replayed: false };
-  });
+  }
 }
 
 /** Keys are retained 24 hours. */

@@ -1,6 +1,6 @@
 // Cursor-paged collections, declared: a resource, its filters (each a schema and a SQL predicate) and an
 // order. One SQL round trip per page: PostgreSQL filters, orders, limits (limit + 1 tells has_more) and
-// serializes each row to JSON; Node only joins the rows into the envelope.
+// returns each field as text (Resource.row); Node joins the fields and the rows into the envelope.
 import { type TSchema, Type } from 'typebox';
 import type { Scope } from '../resources/fields.js';
 import type { Resource } from '../resources/resource.js';
@@ -29,12 +29,6 @@ export interface ListQuery {
   order: Ordering;
   /** FROM clause with the resource's table as `t` (default: the table alone). */
   from?: string;
-}
-
-interface PageRow {
-  k0: string;
-  k1: string;
-  j: string;
 }
 
 export interface PageResult {
@@ -71,16 +65,22 @@ export async function fetchPage(
       `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} (${next(at)}::timestamptz, ${next(id)}::uuid)`,
     );
   }
-  const sql = `select iso(t.${column}) as k0, t.id as k1, ${spec.resource.json('t', { pii: args.pii })} as j
+  const shape = spec.resource.row('t', { pii: args.pii, engine: tenant.engine });
+  // Columns 0 and 1: the row's sort key, for the next cursor; then the resource's fields.
+  const sql = `select iso(t.${column}), t.id::text, ${shape.sql}
     from ${spec.from ?? `${spec.resource.table} t`}
     where ${where.join(' and ')}
     order by t.${column} ${direction}, t.id ${direction}
     limit ${next(args.limit + 1)}`;
-  const rows = await tenant.query<PageRow>(sql, params);
+  const rows = await tenant.queryArrays(sql, params);
   const hasMore = rows.length > args.limit;
   const served = hasMore ? rows.slice(0, args.limit) : rows;
   const lastRow = served[served.length - 1];
-  return { items: served.map((row) => row.j), hasMore, last: lastRow ? [lastRow.k0, lastRow.k1] : null };
+  return {
+    items: served.map((row) => shape.render(row, 2)),
+    hasMore,
+    last: lastRow ? [lastRow[0] as string, lastRow[1] as string] : null,
+  };
 }
 
 export function listRoute(options: {
@@ -139,18 +139,19 @@ export function listRoute(options: {
   };
 }
 
-/** One record of a resource in the caller's workspace, serialized by PostgreSQL, or null. */
+/** The JSON of one record of a resource in the caller's workspace, or null. */
 export async function readOne(
   tenant: TenantDb,
   resource: Resource,
   id: string,
   pii = false,
 ): Promise<string | null> {
-  const rows = await tenant.query<{ j: string }>(
-    `select ${resource.json('t', { pii })} as j from ${resource.table} t where t.workspace_id = $ws and t.id = $1`,
+  const shape = resource.row('t', { pii, engine: tenant.engine });
+  const [row] = await tenant.queryArrays(
+    `select ${shape.sql} from ${resource.table} t where t.workspace_id = $ws and t.id = $1`,
     [id],
   );
-  return rows[0]?.j ?? null;
+  return row ? shape.render(row) : null;
 }
 
 /** GET of one record by id: 404 when it is missing or belongs to another workspace. */

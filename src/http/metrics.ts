@@ -1,42 +1,141 @@
-// Prometheus metrics of one process, served at /metrics on the management listener.
+// Prometheus metrics of one process, served at /metrics on the management listener. Counters of events are
+// incremented where the event happens; gauges of state (database pool, rate limiter) are read from their
+// sources at scrape time, once `observe` has named them.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../storage/db.js';
+import { LIMITER_MODES, type RateLimiter } from './rate-limit.js';
+
+export interface MetricSources {
+  db: Db;
+  limiter: RateLimiter;
+}
 
 export interface Metrics {
   registry: Registry;
+  // HTTP, both listeners (http/server.ts). `route` is the route pattern, never the raw URL.
   requests: Counter<'listener' | 'method' | 'route' | 'status'>;
-  latency: Histogram<'listener' | 'route'>;
-  rateLimited: Counter<'bucket_owner'>;
-  rateLimiterFallback: Gauge;
+  latency: Histogram<'listener' | 'method' | 'route'>;
+  // Rate limits (http/server.ts, from the decision http/route.ts took): 429s by the bucket that refused them.
+  rateLimited: Counter<'bucket'>;
+  // Webhook delivery (events/dispatcher.ts): attempts by outcome, the lag to a first attempt, and the queue
+  // of the whole fleet, which each worker refreshes every few seconds (a scrape never waits on the database).
+  webhookAttempts: Counter<'outcome'>;
+  webhookLag: Histogram;
+  webhookQueue: Gauge<'state'>;
+  /** Names the database and limiter whose state the gauges report (createServices). */
+  observe(sources: MetricSources): void;
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tprm_' });
+  let sources: MetricSources | undefined;
+  const registers = [registry];
+
+  // Database pool.
+  new Gauge({
+    name: 'tprm_db_pool_connections',
+    help: 'Open database connections by state (the embedded store has one session).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      if (!sources) return;
+      const { total, idle } = sources.db.poolStats();
+      this.set({ state: 'idle' }, idle);
+      this.set({ state: 'busy' }, total - idle);
+    },
+  });
+  new Gauge({
+    name: 'tprm_db_pool_waiting',
+    help: 'Queries and transactions waiting for a database connection.',
+    registers,
+    collect() {
+      if (sources) this.set(sources.db.poolStats().waiting);
+    },
+  });
+  new Gauge({
+    name: 'tprm_db_pool_max_connections',
+    help: 'Size limit of the database connection pool.',
+    registers,
+    collect() {
+      if (sources) this.set(sources.db.poolStats().max);
+    },
+  });
+
+  // Rate limiter state. The counters live in the limiter (it must count even before a scrape); a scrape
+  // copies them.
+  new Gauge({
+    name: 'tprm_rate_limiter_mode',
+    help: 'Where rate limits are counted: 1 for the current mode (redis-fallback: Redis failing, per process).',
+    labelNames: ['mode'],
+    registers,
+    collect() {
+      if (!sources) return;
+      for (const mode of LIMITER_MODES) this.set({ mode }, sources.limiter.mode === mode ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'tprm_rate_limiter_redis_outages_total',
+    help: 'Redis outages seen by the rate limiter (each one is logged once).',
+    registers,
+    collect() {
+      if (!sources) return;
+      this.reset();
+      this.inc(sources.limiter.fallback.outages);
+    },
+  });
+  new Counter({
+    name: 'tprm_rate_limiter_fallback_decisions_total',
+    help: 'Rate-limit decisions taken in process memory because Redis was unreachable or slow.',
+    registers,
+    collect() {
+      if (!sources) return;
+      this.reset();
+      this.inc(sources.limiter.fallback.decisions);
+    },
+  });
+
   return {
     registry,
     requests: new Counter({
       name: 'tprm_http_requests_total',
-      help: 'HTTP requests by listener, method, route and status.',
+      help: 'HTTP requests by listener, method, route pattern and status.',
       labelNames: ['listener', 'method', 'route', 'status'],
-      registers: [registry],
+      registers,
     }),
     latency: new Histogram({
       name: 'tprm_http_request_duration_seconds',
-      help: 'HTTP request duration in seconds.',
-      labelNames: ['listener', 'route'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
+      help: 'HTTP request duration in seconds, by listener, method and route pattern.',
+      labelNames: ['listener', 'method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
     }),
     rateLimited: new Counter({
       name: 'tprm_rate_limited_total',
-      help: 'Requests answered 429, by whose budget was exhausted (workspace or address).',
-      labelNames: ['bucket_owner'],
-      registers: [registry],
+      help: 'Requests answered 429, by the bucket that refused them (addr-* buckets: requests without a valid key).',
+      labelNames: ['bucket'],
+      registers,
     }),
-    rateLimiterFallback: new Gauge({
-      name: 'tprm_rate_limiter_fallback_decisions',
-      help: 'Rate-limit decisions taken in process memory because Redis was unreachable.',
-      registers: [registry],
+    webhookAttempts: new Counter({
+      name: 'tprm_webhook_attempts_total',
+      help: 'Delivery attempts made by this process, by outcome (delivered, failed, exhausted).',
+      labelNames: ['outcome'],
+      registers,
     }),
+    webhookLag: new Histogram({
+      name: 'tprm_webhook_first_attempt_lag_seconds',
+      help: 'Time from an event to the start of its first delivery attempt.',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    webhookQueue: new Gauge({
+      name: 'tprm_webhook_queue_depth',
+      help: 'Delivery attempts of the whole fleet by state: due (pending, due now), scheduled (pending, due later), delivering. Reported by workers.',
+      labelNames: ['state'],
+      registers,
+    }),
+    observe(next) {
+      sources = next;
+    },
   };
 }

@@ -3,6 +3,7 @@
 // skipped or repeated) and an HMAC; any other cursor is a 400, never rows.
 import { createHmac } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
+import { Currency, Nullable, StringEnum } from '../resources/fields.js';
 import { constantTimeEqual } from '../security/secrets.js';
 import { invalidRequest } from './errors.js';
 
@@ -18,7 +19,8 @@ export const CursorParam = Type.String({
   description: "The previous page's `meta.next_cursor`. Opaque.",
 });
 
-export type FeatureStatus = 'available' | 'not_configured' | 'coming_soon';
+export const FEATURE_STATUSES = ['available', 'not_configured', 'coming_soon'] as const;
+export type FeatureStatus = (typeof FEATURE_STATUSES)[number];
 
 export class CursorCodec {
   constructor(private readonly secret: Buffer) {}
@@ -85,15 +87,31 @@ export function renderPage(items: readonly string[], meta: PageMeta, extra = '')
 
 export const USD = ',"currency":"USD"';
 
+// risk-data-api.md "Collection meta", as renderPage writes it.
+const CollectionMeta = Type.Object(
+  {
+    has_more: Type.Boolean({ description: 'Whether another page exists.' }),
+    next_cursor: Nullable(
+      Type.String({ description: 'Opaque. Pass as `cursor` to get the next page. Null on the last page.' }),
+    ),
+    feature_status: StringEnum(
+      FEATURE_STATUSES,
+      '`available`: an empty `data` means no rows. `not_configured`: the workspace has not set the feature ' +
+        'up. `coming_soon`: not released.',
+    ),
+    message: Type.Optional(Type.String({ description: 'Present when `feature_status` is not `available`.' })),
+  },
+  { additionalProperties: false, title: 'CollectionMeta' },
+);
+
 /** Schema of a collection envelope (risk-data-api.md "Conventions", "Collection meta"), for the API description. */
 export function collectionSchema(item: TSchema, options: { currency?: boolean } = {}): TSchema {
-  return Type.Unsafe({
-    type: 'object',
-    required: ['data', 'meta', ...(options.currency ? ['currency'] : [])],
-    properties: {
+  return Type.Object(
+    {
       data: Type.Array(item),
-      meta: { $ref: 'CollectionMeta' },
-      ...(options.currency ? { currency: { $ref: 'Currency' } } : {}),
+      meta: CollectionMeta,
+      ...(options.currency ? { currency: Currency } : {}),
     },
-  });
+    { additionalProperties: false },
+  );
 }

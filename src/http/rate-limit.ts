@@ -5,9 +5,17 @@
 // nothing, and two concurrent requests can never both take the last slot. The in-memory limiter gets
 // atomicity from running synchronously; the Redis limiter from a single Lua script, so the limits hold
 // across every instance of the service.
+//
+// Time comes from the caller's clock (`now`), never from Redis TIME: the instance names the window (the
+// window index is part of the key) and passes the TTL, so the script declares every key it touches (as Redis
+// Cluster requires) and tests can step a clock to each window's last and first millisecond on both limiters.
+// The price is that instances must keep their clocks in sync (NTP): a request within the skew of a boundary
+// may be counted in the neighbouring window (docs/operations.md).
 
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis as RedisClient } from 'ioredis';
+import type { Logger } from 'pino';
 
 export interface Bucket {
   name: string;
@@ -17,28 +25,30 @@ export interface Bucket {
 
 export interface RateDecision {
   allowed: boolean;
+  /** The bucket the headers describe; on a 429, the exhausted one that resets last. */
+  bucket: string;
   limit: number;
   remaining: number;
   resetSeconds: number;
   retryAfterSeconds: number | null;
 }
 
+export const LIMITER_MODES = ['memory', 'redis', 'redis-fallback'] as const;
+
 export interface RateLimiter {
   consume(key: string, buckets: readonly Bucket[]): Promise<RateDecision>;
   /** Undo one counted request in the current windows (e.g. the key turned out to be invalid). */
   refund(key: string, buckets: readonly Bucket[]): Promise<void>;
-  readonly mode: 'memory' | 'redis' | 'redis-fallback';
+  /** `redis-fallback`: Redis is configured but failing, and limits are per process until it answers. */
+  readonly mode: (typeof LIMITER_MODES)[number];
+  /** For metrics: Redis outages begun, and decisions taken in process memory because of them. */
+  readonly fallback: { readonly outages: number; readonly decisions: number };
   close(): Promise<void>;
 }
 
 export interface MemoryRateLimiter extends RateLimiter {
   /** Number of live counters, so tests can prove stale windows are pruned. */
   readonly size: number;
-}
-
-export interface RedisRateLimiter extends RateLimiter {
-  /** Decisions answered from the in-process fallback because Redis failed (for metrics). */
-  readonly fallbackCount: number;
 }
 
 const SECOND = 1000;
@@ -103,6 +113,7 @@ function decide(
   const b = buckets[pick] as Bucket;
   return {
     allowed,
+    bucket: b.name,
     limit: b.limit,
     remaining: allowed ? Math.max(0, b.limit - (counts[pick] ?? 0)) : 0,
     resetSeconds: Math.ceil((resetAt(b, nowMs) - nowMs) / 1000),
@@ -129,6 +140,7 @@ export function createMemoryRateLimiter(options: { now?: () => number } = {}): M
 
   return {
     mode: 'memory',
+    fallback: { outages: 0, decisions: 0 },
     get size() {
       return counters.size;
     },
@@ -205,11 +217,13 @@ export interface RedisRateLimiterOptions {
   onIncident?: (state: 'down' | 'up', err?: unknown) => void;
 }
 
-export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisRateLimiter {
+export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const now = options.now ?? Date.now;
   const timeoutMs = options.commandTimeoutMs ?? 100;
   const probeIntervalMs = options.probeIntervalMs ?? 1000;
   const memory = createMemoryRateLimiter({ now });
+  // Loaded only when Redis is configured: a process without it does not pay for the module at start-up.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as { Redis: typeof RedisClient };
   const client = new Redis(options.url, {
     // Fail fast instead of queueing while disconnected, and never replay a consume after a reconnect
     // (it was already answered from the fallback).
@@ -227,7 +241,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
 
   let down = false;
   let nextProbeAt = 0;
-  let fallbackCount = 0;
+  const fallback = { outages: 0, decisions: 0 };
   let readyWait: Promise<boolean> | null = null;
 
   // With the offline queue off, a command sent before the (re)connection is ready fails at once. Wait for
@@ -289,6 +303,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     } catch (err) {
       if (!down) {
         down = true;
+        fallback.outages += 1;
         nextProbeAt = Date.now() + probeIntervalMs;
         report('down', err);
       }
@@ -300,9 +315,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     get mode() {
       return down ? 'redis-fallback' : 'redis';
     },
-    get fallbackCount() {
-      return fallbackCount;
-    },
+    fallback,
     async consume(key, buckets) {
       checkBuckets(buckets);
       const t = now();
@@ -312,7 +325,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
           return decide(buckets, reply.slice(1), reply[0] === 1, t);
         },
         () => {
-          fallbackCount += 1;
+          fallback.decisions += 1;
           return memory.consume(key, buckets);
         },
       );
@@ -340,4 +353,30 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       client.disconnect();
     },
   };
+}
+
+/**
+ * The limiter of a process: shared through Redis when `redisUrl` is set, else in process memory. A Redis
+ * outage is logged once when it begins (warn) and once when it ends (info); `/metrics` counts it.
+ */
+export function createRateLimiter(
+  options: { redisUrl: string | undefined; logger: Logger } & Omit<
+    RedisRateLimiterOptions,
+    'url' | 'onIncident'
+  >,
+): RateLimiter {
+  const { redisUrl, logger, ...rest } = options;
+  if (!redisUrl) return createMemoryRateLimiter({ now: rest.now });
+  return createRedisRateLimiter({
+    ...rest,
+    url: redisUrl,
+    // Only the error's message: the URL (which may hold a password) is never logged.
+    onIncident: (state, err) =>
+      state === 'down'
+        ? logger.warn(
+            { event: 'rate_limiter_redis_down', err: err instanceof Error ? err.message : String(err) },
+            'Redis unreachable: rate limits are per process until it is back',
+          )
+        : logger.info({ event: 'rate_limiter_redis_up' }, 'Redis reachable again: rate limits are shared'),
+  });
 }

@@ -10,11 +10,18 @@ import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';
 import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
-import { ApiError, invalidRequest, notFound } from './errors.js';
-import { readIdempotencyKey, runIdempotent } from './idempotency.js';
+import { ApiError, internalError, notFound, sendError, toApiError } from './errors.js';
+import type { ResponseHeader } from './headers.js';
+import {
+  idempotencyKeyInUse,
+  idempotencyKeyReused,
+  readIdempotencyKey,
+  runIdempotent,
+} from './idempotency.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
-import { isUuid, validateBody, validateQuery } from './validation.js';
+import { STAMPED_HEADERS } from './server.js';
+import { isUuid, NO_PARAMETERS, notAnObject, validateBody, validateQuery } from './validation.js';
 
 export interface PublicServices {
   db: Db;
@@ -54,6 +61,19 @@ export interface RouteInput<Q = Record<string, unknown>, B = unknown> {
   body: B;
 }
 
+/** A response a route declares: the OpenAPI document is generated from these (src/openapi/). */
+export interface ResponseSpec {
+  description: string;
+  /** The JSON body. */
+  schema?: TSchema;
+  /** Media types of a body that is not JSON (a file, a page). */
+  mediaTypes?: readonly string[];
+  /** Headers the route itself sets on this response (the pipeline's own are known to the generator). */
+  headers?: readonly ResponseHeader[];
+  /** Error bodies of this status, made by the functions the handler throws (examples in the document). */
+  errors?: readonly ApiError[];
+}
+
 export interface RouteDef<S extends PublicServices = PublicServices> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   /** Fastify path under /v1, e.g. `/suppliers/:id`. Path parameters are uuids. */
@@ -71,25 +91,30 @@ export interface RouteDef<S extends PublicServices = PublicServices> {
   idempotent?: boolean;
   /** Extra rate-limit buckets counted with the workspace's (GET /reports/{id}/pdf). */
   extraBuckets?: keyof Pick<PublicServices['buckets'], 'pdf'>;
-  responses: Record<number, { description: string; schema?: TSchema }>;
+  responses: Record<number, ResponseSpec>;
   // biome-ignore lint/suspicious/noExplicitAny: each route narrows its own input through its schemas
   handler(ctx: RouteContext<S>, input: RouteInput<any, any>): Promise<RouteReply>;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+export const RATE_LIMIT_HEADERS: readonly ResponseHeader[] = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
 function setRateHeaders(reply: FastifyReply, decision: RateDecision): void {
-  reply.header('x-ratelimit-limit', String(decision.limit));
-  reply.header('x-ratelimit-remaining', String(decision.remaining));
-  reply.header('x-ratelimit-reset', String(decision.resetSeconds));
+  const values = [decision.limit, decision.remaining, decision.resetSeconds];
+  for (const [i, name] of RATE_LIMIT_HEADERS.entries()) reply.header(name, String(values[i]));
 }
+
+const rateLimitExceeded = () =>
+  new ApiError('rate_limit_exceeded', 'Too many requests. Retry after the number of seconds in Retry-After.');
 
 function rateLimited(reply: FastifyReply, decision: RateDecision): ApiError {
   reply.header('retry-after', String(decision.retryAfterSeconds ?? 1));
-  return new ApiError(
-    'rate_limit_exceeded',
-    'Too many requests. Retry after the number of seconds in Retry-After.',
-  );
+  return rateLimitExceeded();
 }
 
 const planUpgradeRequired = () =>
@@ -98,76 +123,103 @@ const planUpgradeRequired = () =>
     'The API is available on the Enterprise plan. Upgrade the workspace to use it.',
   );
 
+const insufficientScope = (scope: Scope) =>
+  new ApiError('insufficient_scope', `This endpoint needs the ${scope} scope.`, { required_scope: scope });
+
 async function authenticate(
   services: PublicServices,
   route: RouteDef,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const token = Authenticator.bearer(request.headers.authorization);
-  // Writes re-read the key; reads may use the cache, whose answer SQL re-checks (storage/tenant.ts).
-  let found = await services.auth.lookup(token, route.method !== 'GET');
+  const token = Authenticator.bearer(request.raw.rawHeaders);
+  // The cache may answer: a cached key is confirmed before any answer depends on it. Reads run their SQL
+  // against live_workspace() (storage/tenant.ts), writes check it in their transaction's first round trip,
+  // and a client error re-reads the key first (errorHandler below).
+  let found = await services.auth.lookup(token, false);
   if (!found) {
     // Bad credentials never touch a workspace's budget; they are limited per client address.
     const decision = await services.limiter.consume(`addr:${request.ip}`, services.buckets.address);
+    request.rateDecision = decision;
     if (!decision.allowed) throw rateLimited(reply, decision);
     throw invalidApiKey();
   }
+  request.workspaceId = found.record.workspaceId;
   const buckets = route.extraBuckets
     ? [...services.buckets.workspace, ...services.buckets[route.extraBuckets]]
     : services.buckets.workspace;
   const rateKey = `ws:${found.record.workspaceId}`;
   const decision = await services.limiter.consume(rateKey, buckets);
+  request.rateDecision = decision;
   setRateHeaders(reply, decision);
   if (!decision.allowed) throw rateLimited(reply, decision);
+  // A cached key found invalid after its request was counted: the count is given back, and the answer is the
+  // one of any unknown key (decision 39: no rate-limit headers, the workspace is unknown).
+  const refuse = async () => {
+    await services.limiter.refund(rateKey, buckets);
+    request.workspaceId = null;
+    for (const name of RATE_LIMIT_HEADERS) reply.removeHeader(name);
+    return invalidApiKey();
+  };
   // A cached "not Enterprise" may be stale after an upgrade: confirm before refusing.
   if (found.cached && found.record.plan !== 'enterprise') {
     found = await services.auth.lookup(token, true);
-    if (!found) {
-      await services.limiter.refund(rateKey, buckets);
-      throw invalidApiKey();
-    }
+    if (!found) throw await refuse();
   }
   if (found.record.plan !== 'enterprise') throw planUpgradeRequired();
-  if (!found.record.scopes.has(route.scope)) {
-    throw new ApiError('insufficient_scope', `This endpoint needs the ${route.scope} scope.`, {
-      required_scope: route.scope,
-    });
-  }
   const guard = found.cached
     ? {
         keyId: found.record.keyId,
-        confirm: async () => {
-          const again = await services.auth.lookup(token, true);
-          if (!again) {
-            await services.limiter.refund(rateKey, buckets);
-            throw invalidApiKey();
-          }
+        confirm: async (via?: Queryable) => {
+          const again = await services.auth.lookup(token, true, via);
+          if (!again) throw await refuse();
           if (again.record.plan !== 'enterprise') throw planUpgradeRequired();
         },
       }
     : null;
-  return { key: found.record, tenant: new TenantDb(services.db, found.record.workspaceId, guard) };
+  const tenant = new TenantDb(services.db, found.record.workspaceId, guard);
+  if (!found.record.scopes.has(route.scope)) {
+    await tenant.confirm();
+    throw insufficientScope(route.scope);
+  }
+  return { key: found.record, tenant };
 }
+
+/** The version prefix of every API path (risk-data-api.md "Versioning"). */
+export const API_PREFIX = '/v1';
 
 export function registerRoutes<S extends PublicServices>(
   app: FastifyInstance,
   services: S,
   routes: readonly RouteDef<S>[],
-  prefix = '/v1',
 ): void {
   // Authentication runs before the body is read, so a request without a valid key is a 401 whatever its body.
   const authenticated = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof authenticate>>>();
   for (const route of routes) {
-    const pathParams = [...route.url.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
+    const pathParams = pathParameters(route.url);
     app.route({
       method: route.method,
-      url: `${prefix}${route.url}`,
+      url: `${API_PREFIX}${route.url}`,
       onRequest: async (request, reply) => {
         authenticated.set(
           request,
           await authenticate(services, route as unknown as RouteDef, request, reply),
         );
+      },
+      // A client error (a malformed body, a bad query, a missing id…) for a cached key is answered only once
+      // the key is confirmed: a revoked key gets its 401 whatever else is wrong (decision 1). Not a 429, which
+      // must stay free to answer.
+      errorHandler: async (error, request, reply) => {
+        const answer = toApiError(error, request);
+        const auth = authenticated.get(request);
+        if (auth && answer.status < 500 && answer.code !== 'rate_limit_exceeded') {
+          try {
+            await auth.tenant.confirm();
+          } catch (authError) {
+            return sendError(reply, toApiError(authError, request));
+          }
+        }
+        return sendError(reply, answer);
       },
       handler: async (request, reply) => {
         const auth = authenticated.get(request);
@@ -180,11 +232,7 @@ export function registerRoutes<S extends PublicServices>(
           for (const name of pathParams) if (!isUuid(params[name] ?? '')) throw notFound();
         };
         const query = { ...(request.query as Record<string, unknown>) };
-        if (route.query) validateQuery(route.query, query);
-        else if (Object.keys(query).length > 0) {
-          const [parameter] = Object.keys(query);
-          throw invalidRequest(`Unknown query parameter: ${parameter}.`, { parameter });
-        }
+        validateQuery(route.query ?? NO_PARAMETERS, query);
         const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => ({
           request,
           services,
@@ -214,15 +262,16 @@ export function registerRoutes<S extends PublicServices>(
           result = await route.handler(context(tenant, null), { params, query, body: undefined });
         } else {
           const body = request.body;
-          if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-            throw invalidRequest('The request body must be a JSON object.');
-          }
+          if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
           const run = async (tx: Queryable) => {
             if (route.body && route.validateBody !== false) validateBody(route.body, body);
             checkPathIds();
             const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
             return { status: reply.status, body: reply.body ?? '' };
           };
+          // A key from the cache is confirmed in the transaction, in the round trip of its first statements:
+          // when it is no longer valid, nothing is written (or stored as an idempotent response).
+          const confirm = (tx: Queryable) => tenant.confirmWithin(tx);
           if (route.idempotent) {
             const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
             const stored = await runIdempotent(
@@ -235,11 +284,23 @@ export function registerRoutes<S extends PublicServices>(
                 requestId: request.id,
               },
               run,
+              confirm,
             );
             if (stored.replayed) reply.header('idempotent-replayed', 'true');
             result = stored;
           } else {
-            result = await services.db.transaction(run);
+            result = await services.db.transaction(async (tx) => {
+              const confirming = confirm(tx);
+              confirming.catch(() => undefined);
+              // The key's verdict comes first, whatever the work answered.
+              const outcome = await run(tx).then(
+                (reply) => ({ reply }),
+                (error: unknown) => ({ error }),
+              );
+              await confirming;
+              if ('error' in outcome) throw outcome.error;
+              return outcome.reply;
+            });
           }
         }
         if (result.headers)
@@ -249,4 +310,119 @@ export function registerRoutes<S extends PublicServices>(
       },
     });
   }
+}
+
+/** Names of the path parameters of a Fastify path (`/risks/:id/treatments` → `id`). */
+export function pathParameters(url: string): string[] {
+  return [...url.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
+}
+
+/** The 404 of an id, and of any path or method outside the API (errors.ts, decision 4). */
+export const NOT_FOUND_DESCRIPTION =
+  "No such resource in this workspace (a missing id, another workspace's id, an id that is not a uuid), " +
+  'or no such path or method (then answered before authentication, without rate-limit headers).';
+export const INTERNAL_ERROR_DESCRIPTION = 'Failure on the service side: retry later.';
+
+/** Whether the rate-limit headers are set on a response: once the workspace is known (decisions 5, 39). */
+export type RateHeaders = 'required' | 'optional' | 'absent';
+
+export interface PipelineError {
+  description: string;
+  /** Bodies made by the very functions the pipeline throws. */
+  examples: ApiError[];
+  rateHeaders: RateHeaders;
+}
+
+function thrownBy(check: () => unknown): ApiError {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected the check to throw an ApiError');
+}
+
+/**
+ * The error responses registerRoutes can give for a route, in the order of its checks, whatever the handler
+ * does. Kept next to the pipeline so that a new check is documented where it is written.
+ */
+export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
+  const writes = route.method !== 'GET';
+  const badRequests = [thrownBy(() => validateQuery(route.query ?? NO_PARAMETERS, { unknown: '1' }))];
+  if (writes) badRequests.push(notAnObject());
+  if (route.idempotent) badRequests.push(thrownBy(() => readIdempotencyKey(undefined)));
+  const errors: Record<number, PipelineError> = {
+    400: {
+      description:
+        'Malformed request: an unknown or invalid query parameter (named in `details.parameter`)' +
+        (writes ? ', a body that is not a JSON object (or not JSON, or over 4 MiB)' : '') +
+        (route.idempotent ? ', a missing or invalid Idempotency-Key' : '') +
+        '.',
+      examples: badRequests,
+      rateHeaders: 'required',
+    },
+    401: {
+      description:
+        'Missing, unknown, revoked or expired API key: always this same body, no rate-limit headers.',
+      examples: [invalidApiKey()],
+      rateHeaders: 'absent',
+    },
+    403: {
+      description: `The workspace is not on the Enterprise plan, or the key lacks the ${route.scope} scope.`,
+      examples: [planUpgradeRequired(), insufficientScope(route.scope)],
+      rateHeaders: 'required',
+    },
+    429: {
+      description:
+        'Too many requests: wait `Retry-After` seconds. Requests without a valid key are limited per ' +
+        'client address and carry no rate-limit headers.',
+      examples: [rateLimitExceeded()],
+      rateHeaders: 'optional',
+    },
+    500: {
+      description: INTERNAL_ERROR_DESCRIPTION,
+      examples: [internalError()],
+      rateHeaders: 'optional',
+    },
+  };
+  if (pathParameters(route.url).length > 0) {
+    errors[404] = {
+      description: NOT_FOUND_DESCRIPTION,
+      examples: [notFound()],
+      rateHeaders: 'optional',
+    };
+  }
+  if (route.idempotent) {
+    errors[409] = {
+      description: 'The Idempotency-Key is in use by a request still running, or was used with another body.',
+      examples: [idempotencyKeyInUse(), idempotencyKeyReused()],
+      rateHeaders: 'required',
+    };
+  }
+  if (route.body) {
+    const body = route.body;
+    errors[422] = {
+      description: 'A field of the body is invalid: `details.fields` maps each bad field to a message.',
+      examples: [thrownBy(() => validateBody(body, {}))],
+      rateHeaders: 'required',
+    };
+  }
+  return errors;
+}
+
+/** Statuses the pipeline answers before an idempotent request runs, so never a stored (replayed) response. */
+const NEVER_STORED = new Set([400, 401, 403, 429, 500]);
+
+/** The headers the pipeline sets on a response of this route with this status. */
+export function pipelineHeaders(
+  route: RouteDef,
+  status: number,
+): { required: ResponseHeader[]; optional: ResponseHeader[] } {
+  const rate = status < 400 ? 'required' : (pipelineErrors(route)[status]?.rateHeaders ?? 'required');
+  const required = [...STAMPED_HEADERS, ...(rate === 'required' ? RATE_LIMIT_HEADERS : [])];
+  const optional = rate === 'optional' ? [...RATE_LIMIT_HEADERS] : [];
+  if (status === 429) required.push('Retry-After');
+  if (route.idempotent && !NEVER_STORED.has(status)) optional.push('Idempotent-Replayed');
+  return { required, optional };
 }

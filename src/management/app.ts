@@ -2,20 +2,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Services } from '../app.js';
+import { Authenticator } from '../http/auth.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { constantTimeEqual, sha256 } from '../security/secrets.js';
+import { StorageFullError } from '../storage/db.js';
 import { pendingMigrations } from '../storage/migrate.js';
 import { importDocument } from './import.js';
 import * as ops from './operations.js';
-import {
-  ApiKeyCreate,
-  UserCreate,
-  WebhookEndpointCreate,
-  WebhookEndpointPatch,
-  WorkspaceCreate,
-  WorkspacePatch,
-} from './schemas.js';
+import { ApiKeyCreate, UserCreate, WorkspaceCreate, WorkspacePatch } from './schemas.js';
 
 export type AdminHandler = (request: FastifyRequest, op: ops.Operator) => Promise<string | undefined>;
 export type AdminRoute = (
@@ -45,12 +40,13 @@ export function buildAdminRoutes(
       method,
       url: `/admin${url}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+        const token = Authenticator.bearer(request.raw.rawHeaders);
         if (!token || !constantTimeEqual(sha256(token), services.adminTokenHash)) {
           throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
         }
         for (const value of Object.values(request.params as Record<string, string>))
           if (!isUuid(value)) throw notFound();
+        if (url.startsWith('/workspaces/:id')) request.workspaceId = id(request);
         if (Object.keys(request.query as object).length > 0)
           throw invalidRequest('This endpoint takes no query parameters.');
         if (body) validateBody(body, request.body);
@@ -92,24 +88,6 @@ export function buildAdminRoutes(
   );
   route('GET', '/workspaces/:id/api-keys', 200, (request) => ops.listApiKeys(services.db, id(request)));
   route('POST', '/api-keys/:id/revoke', 200, (request, op) => ops.revokeApiKey(op, id(request)));
-  route(
-    'POST',
-    '/workspaces/:id/webhook-endpoints',
-    201,
-    (request, op) => ops.createWebhookEndpoint(op, id(request), body(request)),
-    WebhookEndpointCreate,
-  );
-  route(
-    'PATCH',
-    '/webhook-endpoints/:id',
-    200,
-    (request, op) => ops.updateWebhookEndpoint(op, id(request), body(request)),
-    WebhookEndpointPatch,
-  );
-  route('DELETE', '/webhook-endpoints/:id', 204, async (request, op) => {
-    await ops.deleteWebhookEndpoint(op, id(request));
-    return undefined;
-  });
   route('POST', '/workspaces/:id/import', 200, async (request) => {
     const workspaceId = id(request);
     await ops.readWorkspace(services.db, workspaceId);
@@ -125,13 +103,13 @@ export function buildAdminRoutes(
       const pending = await pendingMigrations(services.db);
       if (pending > 0) return reply.code(503).send({ status: 'migrations_pending', pending });
       return reply.send({ status: 'ready' });
-    } catch {
-      return reply.code(503).send({ status: 'database_unreachable' });
+    } catch (error) {
+      // The embedded store refuses statements while its disk is nearly full (storage/db.ts).
+      const status = error instanceof StorageFullError ? 'storage_full' : 'database_unreachable';
+      return reply.code(503).send({ status });
     }
   });
   app.get('/metrics', async (_request, reply) => {
-    const limiter = services.limiter as { fallbackCount?: number };
-    if (limiter.fallbackCount !== undefined) services.metrics.rateLimiterFallback.set(limiter.fallbackCount);
     return reply
       .header('content-type', services.metrics.registry.contentType)
       .send(await services.metrics.registry.metrics());

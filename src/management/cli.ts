@@ -757,6 +757,88 @@ ${examples([
       }),
     );
 
+  endpoints
+    .command('rotate-secret <endpoint-id>')
+    .description(
+      'issue a new signing secret and print it, once; the old one keeps signing too during the overlap (POST /admin/webhook-endpoints/{id}/rotate-secret)',
+    )
+    .option(
+      '--overlap <duration>',
+      'how long both secrets sign (ms, s, m, h; at most 168h; 0s ends it now)',
+      '24h',
+    )
+    .addHelpText(
+      'after',
+      `
+During the overlap every delivery carries two signatures (v1=<new>,v1=<old>), so receivers can switch to
+the new secret at their own pace.
+${examples(['tprm endpoints rotate-secret 1d3f…', 'tprm endpoints rotate-secret 1d3f… --overlap 0s'])}`,
+    )
+    .action(
+      act(async (io, [id], opts) => {
+        const endpoint = await io.call('POST', path`/admin/webhook-endpoints/${id as string}/rotate-secret`, {
+          overlap: opts.overlap,
+        });
+        printWithSecret(io, endpoint, 'signing_secret', 'The new signing secret');
+      }),
+    );
+  endpoints
+    .command('deliveries <endpoint-id>')
+    .description("an endpoint's latest 100 delivery attempts (GET /admin/webhook-endpoints/{id}/deliveries)")
+    .addHelpText('after', examples(['tprm endpoints deliveries 1d3f…']))
+    .action(
+      act(async (io, [id]) => {
+        const result = await io.call('GET', path`/admin/webhook-endpoints/${id as string}/deliveries`);
+        print(io, result, () =>
+          table(result.data as Json[], [
+            'attempted_at',
+            'event_type',
+            'attempt',
+            'status',
+            'response_status',
+            'error',
+            'id',
+            'event_id',
+          ]),
+        );
+      }),
+    );
+  endpoints
+    .command('replay <endpoint-id>')
+    .description(
+      'send again every delivery of the endpoint that failed in a time range and was not delivered since (POST /admin/webhook-endpoints/{id}/replay)',
+    )
+    .requiredOption('--from <instant>', 'ISO 8601 date-time: failed attempts at or after it')
+    .option('--to <instant>', 'ISO 8601 date-time: failed attempts at or before it (default: now)')
+    .addHelpText(
+      'after',
+      `
+Each replay is one new attempt with the original event_id and body, numbered after the event's last
+attempt; it is not retried automatically.
+${examples(['tprm endpoints replay 1d3f… --from 2026-11-20T02:00:00Z --to 2026-11-20T06:00:00Z'])}`,
+    )
+    .action(
+      act(async (io, [id], opts) => {
+        const body = pick(opts, { from: 'from', to: 'to' });
+        const result = await io.call('POST', path`/admin/webhook-endpoints/${id as string}/replay`, body);
+        print(io, result, () => `Replaying ${result.replayed} deliveries.`);
+      }),
+    );
+  program
+    .command('deliveries')
+    .description('webhook delivery attempts')
+    .command('replay <delivery-id>')
+    .description(
+      'send one delivery again: a new attempt with the original event_id (POST /admin/webhook-deliveries/{id}/replay)',
+    )
+    .addHelpText('after', examples(['tprm deliveries replay 93ab…']))
+    .action(
+      act(async (io, [id]) => {
+        const attempt = await io.call('POST', path`/admin/webhook-deliveries/${id as string}/replay`, {});
+        print(io, attempt, () => record(attempt));
+      }),
+    );
+
   // data
   program
     .command('import <workspace-id> <file>')

@@ -1,13 +1,11 @@
 // The operator's actions on workspaces (management-api.md). Each change is one transaction that also writes
 // its audit entry (decision 26). Used by the /admin API and by the first-start bootstrap.
 import { randomUUID } from 'node:crypto';
-import { checkWebhookUrl } from '../events/address-policy.js';
-import { generateSigningSecret } from '../events/signing.js';
 import { notFound, validationFailed } from '../http/errors.js';
 import { generateApiKey } from '../security/secrets.js';
 import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
-import { ApiKey, User, WebhookEndpoint, Workspace } from './schemas.js';
+import { ApiKey, User, Workspace } from './schemas.js';
 
 export interface Operator {
   db: Db;
@@ -17,14 +15,14 @@ export interface Operator {
   onAuthChange?: () => void;
 }
 
-const systemActor = (op: Operator, workspaceId: string) => ({
+export const systemActor = (op: Operator, workspaceId: string) => ({
   workspaceId,
   actorType: 'system' as const,
   actorId: null,
   requestId: op.requestId ?? null,
 });
 
-async function one(q: Queryable, sql: string, params: unknown[], what: string): Promise<string> {
+export async function one(q: Queryable, sql: string, params: unknown[], what: string): Promise<string> {
   const [row] = await q.query<{ j: string }>(sql, params);
   if (!row) throw notFound(what);
   return row.j;
@@ -94,7 +92,7 @@ export async function updateWorkspace(
   return result;
 }
 
-async function requireWorkspace(q: Queryable, id: string): Promise<void> {
+export async function requireWorkspace(q: Queryable, id: string): Promise<void> {
   const rows = await q.query('select 1 from workspaces where id = $1', [id]);
   if (rows.length === 0) throw notFound('workspace');
 }
@@ -202,98 +200,4 @@ export async function revokeApiKey(op: Operator, keyId: string): Promise<string>
   });
   op.onAuthChange?.();
   return json;
-}
-
-const endpointJson = WebhookEndpoint.json('t', { pii: true });
-
-function checkUrl(op: Operator, url: string): void {
-  const problem = checkWebhookUrl(url, { allowInsecure: op.allowInsecureWebhookUrls });
-  if (problem) throw validationFailed({ url: problem });
-}
-
-export async function createWebhookEndpoint(
-  op: Operator,
-  workspaceId: string,
-  input: { url: string; events: string[]; description?: string | null },
-): Promise<string> {
-  checkUrl(op, input.url);
-  const id = randomUUID();
-  const secret = generateSigningSecret();
-  const json = await op.db.transaction(async (tx) => {
-    await requireWorkspace(tx, workspaceId);
-    await tx.query(
-      `insert into webhook_endpoints (workspace_id, id, url, description, events, signing_secret)
-       values ($1, $2, $3, $4, $5::text[], $6)`,
-      [workspaceId, id, input.url, input.description ?? null, input.events, secret],
-    );
-    await recordAudit(tx, {
-      ...systemActor(op, workspaceId),
-      action: 'webhook_endpoint.created',
-      targetType: 'webhook_endpoint',
-      targetId: id,
-      metadata: { url: input.url, events: input.events },
-    });
-    return one(
-      tx,
-      `select ${endpointJson} as j from webhook_endpoints t where t.id = $1`,
-      [id],
-      'webhook endpoint',
-    );
-  });
-  // The signing secret appears in this response only.
-  return `${json.slice(0, -1)},"signing_secret":${JSON.stringify(secret)}}`;
-}
-
-export async function updateWebhookEndpoint(
-  op: Operator,
-  id: string,
-  input: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
-): Promise<string> {
-  if (input.url !== undefined) checkUrl(op, input.url);
-  return op.db.transaction(async (tx) => {
-    const [row] = await tx.query<{ workspace_id: string }>(
-      `update webhook_endpoints set url = coalesce($2, url), events = coalesce($3::text[], events),
-              description = case when $4::boolean then $5 else description end,
-              enabled = coalesce($6, enabled), updated_at = now()
-        where id = $1 returning workspace_id`,
-      [
-        id,
-        input.url ?? null,
-        input.events ?? null,
-        'description' in input,
-        input.description ?? null,
-        input.enabled ?? null,
-      ],
-    );
-    if (!row) throw notFound('webhook endpoint');
-    await recordAudit(tx, {
-      ...systemActor(op, row.workspace_id),
-      action: 'webhook_endpoint.updated',
-      targetType: 'webhook_endpoint',
-      targetId: id,
-      metadata: { changes: Object.keys(input) },
-    });
-    return one(
-      tx,
-      `select ${endpointJson} as j from webhook_endpoints t where t.id = $1`,
-      [id],
-      'webhook endpoint',
-    );
-  });
-}
-
-export async function deleteWebhookEndpoint(op: Operator, id: string): Promise<void> {
-  await op.db.transaction(async (tx) => {
-    const [row] = await tx.query<{ workspace_id: string }>(
-      'delete from webhook_endpoints where id = $1 returning workspace_id',
-      [id],
-    );
-    if (!row) throw notFound('webhook endpoint');
-    await recordAudit(tx, {
-      ...systemActor(op, row.workspace_id),
-      action: 'webhook_endpoint.deleted',
-      targetType: 'webhook_endpoint',
-      targetId: id,
-    });
-  });
 }

@@ -1,6 +1,6 @@
 // Resources of the management interface (management-api.md, "Endpoints").
 import { Type } from 'typebox';
-import { DateTime, Nullable, Plans, SCOPES, StringEnum, Uuid, WebhookEvents } from '../resources/fields.js';
+import { DateTime, Nullable, Plans, SCOPES, StringEnum, Uuid } from '../resources/fields.js';
 import { defineResource, field } from '../resources/resource.js';
 
 export const Workspace = defineResource({
@@ -43,21 +43,6 @@ export const ApiKey = defineResource({
   },
 });
 
-export const WebhookEndpoint = defineResource({
-  name: 'WebhookEndpoint',
-  table: 'webhook_endpoints',
-  description: 'A registered webhook endpoint. The signing secret is never returned after registration.',
-  fields: {
-    id: field(Uuid),
-    url: field(Type.String()),
-    description: field(Nullable(Type.String())),
-    events: field(Type.Array(StringEnum(WebhookEvents))),
-    enabled: field(Type.Boolean()),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
-  },
-});
-
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Quota = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
@@ -83,24 +68,6 @@ export const ApiKeyCreate = Type.Object(
     scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, uniqueItems: true }),
     created_by: Uuid,
     expires_at: Type.Optional(Nullable(DateTime)),
-  },
-  { additionalProperties: false },
-);
-const Events = Type.Array(StringEnum(WebhookEvents), { minItems: 1, uniqueItems: true });
-export const WebhookEndpointCreate = Type.Object(
-  {
-    url: Type.String({ minLength: 1, maxLength: 2048 }),
-    events: Events,
-    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  },
-  { additionalProperties: false },
-);
-export const WebhookEndpointPatch = Type.Object(
-  {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    events: Type.Optional(Events),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-    enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import PDFDocument from 'pdfkit';
+import type PDFKit from 'pdfkit';
 
 /** Everything the PDF shows. Plain data so the renderer stays independent of storage and HTTP code. */
 export interface ReportPdfInput {
@@ -89,7 +89,12 @@ function formatInstant(value: string | null): string {
 
 const orDash = (value: string | null | undefined): string => (value ? clean(value, 200) : '—');
 
+// Loaded on the first render, not at start-up (it is the heaviest module of the process).
+let pdfkit: typeof PDFKit | undefined;
+
 export async function renderReportPdf(input: ReportPdfInput): Promise<Buffer> {
+  pdfkit ??= (await import('pdfkit')).default;
+  const PDFDocument = pdfkit;
   const generated = new Date(input.report.generated_at);
   const title = clean(input.report.title, 500) || 'Report';
   const doc = new PDFDocument({

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Type } from 'typebox';
 
 /** The spec fixes signed PDF URLs at 5 minutes. */
 export const SIGNED_URL_TTL_SECONDS = 300;
@@ -11,6 +12,27 @@ const TAG_BYTES = 16;
 const SIG_BYTES = 32;
 const MAX_TOKEN_CHARS = 4096;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const UNIX_SECONDS = /^[1-9][0-9]{0,11}$/;
+
+/** The parts of a signed URL, as verifyObjectUrl accepts their shape (for the API description). */
+export const SignedUrlParts = {
+  token: Type.String({
+    maxLength: MAX_TOKEN_CHARS,
+    pattern: BASE64URL.source,
+    description: 'The encrypted object key.',
+    examples: ['q1Zx3n0Jt8dS2mQ7vY4cKp9WbE6hA5rU'],
+  }),
+  expires: Type.String({
+    pattern: UNIX_SECONDS.source,
+    description: 'Expiry, in Unix seconds.',
+    examples: ['1767225600'],
+  }),
+  signature: Type.String({
+    pattern: BASE64URL.source,
+    description: 'HMAC-SHA256 of the token and the expiry, base64url.',
+    examples: ['3vQm9sX0aZk2Lr7Tn4Jp8Wc1Yd6Hf5Bg0Ue3Ki9Oq2M'],
+  }),
+};
 
 function deriveKeys(secret: Buffer | string): { enc: Buffer; mac: Buffer } {
   const raw = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
@@ -55,7 +77,7 @@ export function verifyObjectUrl(opts: {
   if (typeof token !== 'string' || typeof expires !== 'string' || typeof signature !== 'string')
     return invalid;
   if (token.length > MAX_TOKEN_CHARS || !BASE64URL.test(token) || !BASE64URL.test(signature)) return invalid;
-  if (!/^[1-9][0-9]{0,11}$/.test(expires)) return invalid;
+  if (!UNIX_SECONDS.test(expires)) return invalid;
 
   const { enc, mac } = deriveKeys(opts.secret);
   const given = Buffer.from(signature, 'base64url');

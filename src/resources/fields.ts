@@ -23,6 +23,14 @@ export function Nullable<S extends TSchema>(schema: S) {
 
 export const FreeObject = Type.Record(Type.String(), Type.Unknown());
 
+/** The top-level `currency` of the responses listed in risk-data-api.md "Conventions". */
+export const Currency = Type.Unsafe<'USD'>({
+  type: 'string',
+  enum: ['USD'],
+  title: 'Currency',
+  description: 'Applies to every monetary field of the response.',
+});
+
 // Enumerations of risk-data-api.md.
 export const Criticality = ['low', 'medium', 'high', 'critical'] as const;
 export const SupplierStatus = ['active', 'inactive', 'pending'] as const;

@@ -1,7 +1,6 @@
 // Every public route, in the order of the specification, and the management lifecycle actions of each area.
 // The OpenAPI document and the route-table tests walk these lists.
-import type { FastifyInstance } from 'fastify';
-import type { Services } from '../app.js';
+import type { OpenRouteDef } from '../http/open-route.js';
 import type { RouteDef } from '../http/route.js';
 import type { AdminRegistrar } from '../management/app.js';
 import { actionPlansAdmin } from './action-plans/admin.js';
@@ -15,10 +14,12 @@ import { assetsRoutes } from './assets/routes.js';
 import { auditLogsRoutes } from './audit-logs/routes.js';
 import { contextRoutes } from './context/routes.js';
 import { reportsAdmin } from './reports/admin.js';
-import { registerFileRoute } from './reports/files.js';
+import { fileRoute } from './reports/files.js';
 import { reportsRoutes } from './reports/routes.js';
 import { risksRoutes } from './risks/routes.js';
 import { supplierRoutes } from './suppliers/routes.js';
+import { webhooksAdmin } from './webhooks/admin.js';
+import { webhooksRoutes } from './webhooks/routes.js';
 
 export const publicRoutes: RouteDef[] = [
   ...supplierRoutes,
@@ -30,10 +31,11 @@ export const publicRoutes: RouteDef[] = [
   ...actionPlansRoutes,
   ...alertsRoutes,
   ...auditLogsRoutes,
+  ...webhooksRoutes,
 ];
 
-/** Public routes outside /v1 that are not API operations (the signed PDF download). */
-export const publicPlugins: ((app: FastifyInstance, services: Services) => void)[] = [registerFileRoute];
+/** Public routes outside /v1 that need no key: the signed PDF download (the API reference adds its own). */
+export const openRoutes: OpenRouteDef[] = [fileRoute];
 
 export const adminRegistrars: AdminRegistrar[] = [
   assessmentsAdmin,
@@ -41,4 +43,5 @@ export const adminRegistrars: AdminRegistrar[] = [
   assetsAdmin,
   actionPlansAdmin,
   alertsAdmin,
+  webhooksAdmin,
 ];

@@ -1,7 +1,13 @@
 // A resource is defined once: its fields' schemas give validation, the OpenAPI entry, the TypeScript type, and
-// the SQL that serializes rows to JSON inside PostgreSQL (no field list is written twice, and a column the
-// schema does not declare can never leave the server).
+// its serialization to JSON (no field list is written twice, and a column the schema does not declare can
+// never leave the server). Two serializations come from the fields: `json`, SQL that builds the JSON inside
+// PostgreSQL (for nesting in aggregates and one-off reads), and `row`, for the hot read paths: a PostgreSQL
+// server returns each field as text and Node joins them. Building JSON costs the server more per value
+// (json_build_object looks up each value's type on every call) than Node spends escaping strings, so `row`
+// serves the same payload for less; PGlite is the other way round (bench/, docs/decisions.md).
+// test/serialization.test.ts holds them equal.
 import { type TObject, type TSchema, Type } from 'typebox';
+import type { Engine } from '../storage/db.js';
 
 export interface FieldSpec<S extends TSchema = TSchema> {
   schema: S;
@@ -34,6 +40,39 @@ export interface Resource<F extends Record<string, FieldSpec> = Record<string, F
   hasPii: boolean;
   /** `json_build_object(...)::text` over alias `alias`, with or without the personal fields. */
   json(alias: string, options: { pii: boolean }): string;
+  /**
+   * The same payload as `json`, as the select list and renderer suited to `engine`: on a PostgreSQL server,
+   * text columns that Node joins; on PGlite, whose driver decodes every value in JavaScript, the JSON built by
+   * the database (one value per row).
+   */
+  row(alias: string, options: { pii: boolean; engine: Engine }): RowShape;
+}
+
+export interface RowShape {
+  /** Select list of `width` text columns, one per field. */
+  sql: string;
+  width: number;
+  /** The record's JSON from its `width` cells, starting at `start` of an array-mode row. */
+  render(cells: readonly unknown[], start?: number): string;
+}
+
+/**
+ * How a field travels as text: a stored string as itself, escaped by Node (JSON.stringify escapes exactly the
+ * characters json_build_object does); a stored instant through iso(); anything else (numbers, booleans,
+ * arrays, objects, dates, computed values) as PostgreSQL's own JSON of the value, copied verbatim.
+ */
+type TextForm = 'string' | 'instant' | 'json';
+
+function textForm(schema: TSchema): TextForm {
+  const s = schema as { type?: string; format?: string; anyOf?: TSchema[] };
+  if (s.anyOf) {
+    const branches = s.anyOf.filter((branch) => (branch as { type?: string }).type !== 'null');
+    return branches.length === 1 ? textForm(branches[0] as TSchema) : 'json';
+  }
+  if (s.type !== 'string') return 'json';
+  if (s.format === 'date-time') return 'instant';
+  // A date's text depends on DateStyle; its JSON does not.
+  return s.format === 'date' ? 'json' : 'string';
 }
 
 function isDateTime(schema: TSchema): boolean {
@@ -64,6 +103,7 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
   }) as unknown as TObject<Properties<F>>;
 
   const cache = new Map<string, string>();
+  const shapes = new Map<string, RowShape>();
   return {
     name: definition.name,
     table: definition.table,
@@ -94,6 +134,53 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
         cache.set(cacheKey, sql);
       }
       return sql;
+    },
+    row(alias, { pii, engine }) {
+      const cacheKey = `${alias}:${pii}:${engine}`;
+      let shape = shapes.get(cacheKey);
+      if (!shape && engine === 'pglite') {
+        shape = {
+          sql: this.json(alias, { pii }),
+          width: 1,
+          render: (cells, start = 0) => cells[start] as string,
+        };
+        shapes.set(cacheKey, shape);
+      }
+      if (!shape) {
+        const served = entries.filter(([, spec]) => pii || !spec.pii);
+        // A computed value is already what the field serves (an instant already formatted).
+        const forms = served.map(([, spec]) => {
+          const form = textForm(spec.schema);
+          return spec.sql !== undefined && form === 'instant' ? 'string' : form;
+        });
+        const columns = served.map(([name, spec], i) => {
+          const value = spec.sql === undefined ? `${alias}.${name}` : `(${spec.sql.replaceAll('$t', alias)})`;
+          if (forms[i] === 'instant') return `iso(${value})`;
+          return forms[i] === 'string' ? `${value}::text` : `to_json(${value})::text`;
+        });
+        // `{"id":`, `,"name":`, …: the text before each value.
+        const keys = served.map(([name], i) => `${i === 0 ? '{' : ','}${JSON.stringify(name)}:`);
+        const width = served.length;
+        shape = {
+          sql: columns.join(', '),
+          width,
+          render(cells, start = 0) {
+            if (width === 0) return '{}';
+            let out = '';
+            for (let i = 0; i < width; i++) {
+              const value = cells[start + i];
+              out += keys[i];
+              if (value === null || value === undefined) out += 'null';
+              else if (forms[i] === 'json') out += value as string;
+              else if (forms[i] === 'instant') out += `"${value as string}"`;
+              else out += JSON.stringify(value);
+            }
+            return `${out}}`;
+          },
+        };
+        shapes.set(cacheKey, shape);
+      }
+      return shape;
     },
   };
 }

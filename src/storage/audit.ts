@@ -20,10 +20,12 @@ export interface AuditEntry {
 // the later one before the earlier one becomes visible and never see it. Writers of one workspace therefore
 // take a transaction-scoped lock before stamping their entry, so occurred_at order is commit order.
 export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
-  await tx.query("select pg_advisory_xact_lock(hashtextextended('audit:' || $1, 0))", [entry.workspaceId]);
+  // One statement: the lock is taken (in the subquery, which PostgreSQL cannot flatten because the lock is
+  // volatile) before the row is stamped.
   await tx.query(
     `insert into audit_logs (workspace_id, id, action, actor_type, actor_id, target_type, target_id, request_id, metadata, occurred_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, clock_timestamp())`,
+     select $1::uuid, $2::uuid, $3::text, $4::text, $5::uuid, $6::text, $7::uuid, $8::text, $9::jsonb, clock_timestamp()
+       from (select pg_advisory_xact_lock(hashtextextended('audit:' || $1::text, 0))) as locked`,
     [
       entry.workspaceId,
       randomUUID(),

@@ -2,49 +2,197 @@
 // Both are configured to return the same JS types: timestamps and dates as their PostgreSQL text,
 // int8 and numeric as numbers, json as parsed values. Code that formats instants for the API does it in SQL
 // (`iso()`), so microseconds survive the round trip and keyset cursors never skip or repeat rows.
+// On a PostgreSQL server, statements with parameters are prepared once per connection (named after a hash of
+// their text) and keep a generic plan, so the hot paths skip parsing and planning.
+import { createHash } from 'node:crypto';
+import { existsSync, statfsSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { dirname } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
+import { DataDirError } from './lock.js';
+
+export type Engine = 'pglite' | 'postgres';
 
 export interface Queryable {
+  /** What answers: it decides how results are best shaped (Resource.row). */
+  readonly engine: Engine;
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Rows as arrays of column values in select-list order: no object per row (the hot read paths). */
+  queryArrays(sql: string, params?: readonly unknown[]): Promise<unknown[][]>;
+}
+
+/** Connection use, for /metrics. */
+export interface PoolStats {
+  /** Open connections (the embedded store has exactly one session). */
+  total: number;
+  idle: number;
+  /** Queries and transactions waiting for a connection. */
+  waiting: number;
+  max: number;
 }
 
 export interface Db extends Queryable {
-  readonly engine: 'pglite' | 'postgres';
+  poolStats(): PoolStats;
   /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` for each NOTIFY on `channel` (delivered at the notifying transaction's commit). Best
+   * effort: callers also poll, so a lost connection only delays them. Resolves to the unsubscribe function.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
 const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
 const asText = (value: string) => value;
 
+// Statement names by text. Bounded: past this many distinct texts, new ones run unnamed (parsed each time).
+const statementNames = new Map<string, string>();
+const MAX_NAMED_STATEMENTS = 2000;
+
+/** The query of `sql`: named (prepared once per connection) when it has parameters. */
+function statement(sql: string, params: readonly unknown[], rowMode?: 'array'): pg.QueryConfig {
+  const config: pg.QueryConfig = { text: sql, values: params as unknown[], ...(rowMode ? { rowMode } : {}) };
+  // Statements without parameters run through the simple protocol, which also takes scripts (migrations).
+  if (params.length === 0) return config;
+  let name = statementNames.get(sql);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `s${createHash('sha1').update(sql).digest('base64url')}`;
+    statementNames.set(sql, name);
+  }
+  return name === undefined ? config : { ...config, name };
+}
+
+/** Queryable over pg's query function (the pool, or one client inside a transaction). */
+function pgQueryable(run: (config: pg.QueryConfig) => Promise<pg.QueryResult>): Queryable {
+  return {
+    engine: 'postgres',
+    query: async <R>(sql: string, params: readonly unknown[] = []) =>
+      (await run(statement(sql, params))).rows as R[],
+    queryArrays: async (sql: string, params: readonly unknown[] = []) =>
+      (await run(statement(sql, params, 'array'))).rows as unknown[][],
+  };
+}
+
+/**
+ * Statements issued together (before control returns to the event loop) leave in one socket write instead of
+ * one each: the client's socket stays corked until the next tick. Pipelined statements then cost one system
+ * call per round trip, which on a busy machine is a good share of what a write costs.
+ */
+function batchWrites(client: pg.PoolClient): <T>(issue: () => T) => T {
+  // pg keeps its socket on `connection.stream`; without it, statements simply go one write each.
+  const socket = (client as unknown as { connection?: { stream?: Partial<Socket> } }).connection?.stream;
+  let corked = false;
+  return (issue) => {
+    if (!corked && socket?.cork && socket.uncork) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork?.();
+      });
+    }
+    return issue();
+  };
+}
+
 class PostgresDb implements Db {
   readonly engine = 'postgres' as const;
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly direct: Queryable;
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly clientConfig: pg.ClientConfig,
+  ) {
+    this.direct = pgQueryable((config) => pool.query(config));
+  }
 
-  async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    const result = await this.pool.query(sql, params as unknown[]);
-    return result.rows as R[];
+  poolStats(): PoolStats {
+    const { totalCount, idleCount, waitingCount, options } = this.pool;
+    return { total: totalCount, idle: idleCount, waiting: waitingCount, max: options.max ?? 10 };
+  }
+
+  query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    return this.direct.query<R>(sql, params);
+  }
+
+  queryArrays(sql: string, params: readonly unknown[] = []): Promise<unknown[][]> {
+    return this.direct.queryArrays(sql, params);
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    const send = batchWrites(client);
+    // The pool listens for errors of idle clients only. A checked-out one whose server goes away between two
+    // statements (a restart: 57P01) emits 'error' with no query to fail, which unheard would end the process;
+    // heard, the next statement fails instead, and the client is dropped rather than pooled.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
-      await client.query('begin');
-      const tx: Queryable = {
-        query: async <R>(sql: string, params: readonly unknown[] = []) =>
-          (await client.query(sql, params as unknown[])).rows as R[],
-      };
-      const result = await work(tx);
-      await client.query('commit');
+      const tx = pgQueryable((config) => send(() => client.query(config)));
+      // BEGIN is not waited for alone: it travels with the transaction's first statements (pipeline mode).
+      const [, result] = await Promise.all([send(() => client.query('begin')), work(tx)]);
+      const commit = await send(() => client.query('commit'));
+      // A statement that failed without being awaited leaves an aborted transaction, whose COMMIT rolls back.
+      if (commit.command !== 'COMMIT') throw new Error(`the transaction ended with ${commit.command}`);
       return result;
     } catch (error) {
-      await client.query('rollback').catch(() => undefined);
+      await client.query('rollback').catch((rollbackError: Error) => {
+        broken ??= rollbackError;
+      });
       throw error;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
+  }
+
+  // LISTEN needs a session of its own, outside the pool. After a drop it reconnects every second until it
+  // succeeds (a restart can take longer than one try) or is unsubscribed.
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    let client: pg.Client | undefined;
+    let closed = false;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<void> => {
+      const next = new pg.Client(this.clientConfig);
+      client = next;
+      let lost = false;
+      const reconnectLater = () => {
+        if (lost) return;
+        lost = true;
+        next.end().catch(() => undefined);
+        if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), 1000);
+      };
+      next.on('notification', (message) => {
+        if (message.channel === channel) onNotify();
+      });
+      next.on('error', reconnectLater);
+      try {
+        await next.connect();
+        await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+      } catch (error) {
+        reconnectLater();
+        throw error;
+      }
+      // A notification sent while reconnecting was lost: behave as if one arrived.
+      onNotify();
+    };
+    try {
+      await connect();
+    } catch (error) {
+      // The caller is told at once (and polls); nothing keeps retrying behind its back.
+      closed = true;
+      clearTimeout(retry);
+      throw error;
+    }
+    return async () => {
+      closed = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    };
   }
 
   async close(): Promise<void> {
@@ -52,24 +200,94 @@ class PostgresDb implements Db {
   }
 }
 
+// A full disk must never reach PGlite: when PostgreSQL cannot create a write-ahead log segment (16 MiB at
+// once) it PANICs, and the embedded engine cannot restart as a server would; it spins forever. So the
+// embedded store runs no statement (any may write WAL, reads included) while its disk has less than two
+// segments free, and says why; it runs them again as soon as space is freed.
+const WAL_SEGMENT_BYTES = 16 * 1024 * 1024;
+export const EMBEDDED_MIN_FREE_BYTES = 2 * WAL_SEGMENT_BYTES;
+
+export class StorageFullError extends DataDirError {}
+
+const mib = (bytes: number) => Math.floor(bytes / (1024 * 1024));
+
+/** Throws StorageFullError when the file system of `path` (or of its nearest existing parent) is too full. */
+export function checkFreeSpace(path: string): void {
+  let existing = path;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  const { bavail, bsize } = statfsSync(existing);
+  const free = bavail * bsize;
+  if (free < EMBEDDED_MIN_FREE_BYTES) {
+    throw new StorageFullError(
+      `The disk of the embedded database in ${path} has ${mib(free)} MiB free, under the ` +
+        `${mib(EMBEDDED_MIN_FREE_BYTES)} MiB it needs to write safely. Free some space and retry.`,
+    );
+  }
+}
+
 class EmbeddedDb implements Db {
   readonly engine = 'pglite' as const;
-  constructor(private readonly pglite: PGlite) {}
+  // Queries and transactions started and not yet settled: one runs on the session, the rest wait for it.
+  private pending = 0;
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly dataDir: string | undefined,
+  ) {}
+
+  poolStats(): PoolStats {
+    return { total: 1, idle: this.pending === 0 ? 1 : 0, waiting: Math.max(0, this.pending - 1), max: 1 };
+  }
+
+  private async counted<T>(run: () => Promise<T>): Promise<T> {
+    if (this.dataDir) checkFreeSpace(this.dataDir);
+    this.pending += 1;
+    try {
+      return await run();
+    } finally {
+      this.pending -= 1;
+    }
+  }
 
   async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    const result = await this.pglite.query<R>(sql, params as unknown[]);
+    const result = await this.counted(() => this.pglite.query<R>(sql, params as unknown[]));
+    return result.rows;
+  }
+
+  async queryArrays(sql: string, params: readonly unknown[] = []): Promise<unknown[][]> {
+    const result = await this.counted(() =>
+      this.pglite.query<unknown[]>(sql, params as unknown[], { rowMode: 'array' }),
+    );
     return result.rows;
   }
 
   // PGlite has one session: its transaction holds a mutex, and every other query waits for it.
   // Callers keep transactions short and never wait on the network inside one.
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.pglite.transaction(async (inner) =>
-      work({
-        query: async <R>(sql: string, params: readonly unknown[] = []) =>
-          (await inner.query<R>(sql, params as unknown[])).rows,
+    return this.counted(() =>
+      this.pglite.transaction(async (inner) => {
+        // Statements the work did not wait for (on a server they travel with the COMMIT) finish before it.
+        const issued: Promise<unknown>[] = [];
+        const issue = <R>(result: Promise<R>) => {
+          // Observed at once, so that a statement left behind by a failing work is no unhandled rejection.
+          result.catch(() => undefined);
+          issued.push(result);
+          return result;
+        };
+        const result = await work({
+          engine: 'pglite',
+          query: <R>(sql: string, params: readonly unknown[] = []) =>
+            issue(inner.query<R>(sql, params as unknown[]).then((r) => r.rows)),
+          queryArrays: (sql: string, params: readonly unknown[] = []) =>
+            issue(inner.query<unknown[]>(sql, params as unknown[], { rowMode: 'array' }).then((r) => r.rows)),
+        });
+        await Promise.all(issued);
+        return result;
       }),
     );
+  }
+
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    return this.pglite.listen(channel, () => onNotify());
   }
 
   async close(): Promise<void> {
@@ -86,24 +304,42 @@ const pgParsers = new Map<number, (value: string) => unknown>([
 ]);
 
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Db> {
-  const pool = new pg.Pool({
+  const clientConfig: pg.ClientConfig = {
     connectionString: url,
-    max: options.max ?? 10,
-    options: '-c TimeZone=UTC -c statement_timeout=30000',
+    // Prepared statements keep one generic plan: every tenant query starts from an index led by workspace_id,
+    // and a custom plan per execution (PostgreSQL's choice for keyset pages, whose cursor makes the generic
+    // plan look costlier) would plan every page again.
+    options: '-c TimeZone=UTC -c statement_timeout=30000 -c plan_cache_mode=force_generic_plan',
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         pgParsers.get(oid) ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
-  });
+  };
+  // Pipeline mode: statements issued before the previous one's answer are written at once and answered in
+  // order, so a transaction's independent statements cost one round trip (PostgreSQL still runs them one by
+  // one, each with its own snapshot).
+  const pool = new pg.Pool({ ...clientConfig, pipeline: true, max: options.max ?? 10 });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   await pool.query('select 1');
-  return new PostgresDb(pool);
+  return new PostgresDb(pool, clientConfig);
 }
 
-/** `dataDir` undefined: an in-memory database (tests). */
-export async function openEmbedded(dataDir?: string): Promise<Db> {
+/**
+ * `dataDir` undefined: an in-memory database (tests). `onPanic` is called with the log line of a PostgreSQL
+ * PANIC, after which the engine is unusable (and, left alone, spins): the caller should end the process.
+ */
+export async function openEmbedded(
+  dataDir?: string,
+  options: { onPanic?: (line: string) => void } = {},
+): Promise<Db> {
+  if (dataDir) checkFreeSpace(dataDir);
+  const { onPanic } = options;
   const pglite = await PGlite.create(dataDir, {
+    onStderr: (line) => {
+      if (onPanic && /\bPANIC: /.test(line)) onPanic(line);
+      return false;
+    },
     parsers: {
       [pgliteTypes.INT8]: Number,
       [pgliteTypes.NUMERIC]: Number,
@@ -113,5 +349,5 @@ export async function openEmbedded(dataDir?: string): Promise<Db> {
     },
   });
   await pglite.exec("set timezone = 'UTC'");
-  return new EmbeddedDb(pglite);
+  return new EmbeddedDb(pglite, dataDir);
 }

@@ -3,7 +3,26 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
-export class DataDirLockedError extends Error {}
+/** DATA_DIR cannot be used: said in one line at start, naming the directory. */
+export class DataDirError extends Error {}
+export class DataDirLockedError extends DataDirError {}
+
+const REASONS: Record<string, string> = {
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+};
+
+/** The embedded store needs to write in its directory: a failure to do so is said plainly. */
+function unwritable(dataDir: string, error: unknown): DataDirError {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const reason = REASONS[code] ?? (error as Error).message;
+  return new DataDirError(
+    `Cannot write to DATA_DIR ${dataDir}: ${reason}${REASONS[code] ? ` (${code})` : ''}.`,
+  );
+}
 
 function processAlive(pid: number): boolean {
   try {
@@ -19,15 +38,33 @@ function processAlive(pid: number): boolean {
 const heldHere = new Set<string>();
 
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    // A recursive mkdir says ENOENT when the parent is read-only; a plain one gives the real reason.
+    let reason = error;
+    try {
+      mkdirSync(dataDir);
+    } catch (plain) {
+      reason = plain;
+    }
+    throw unwritable(dataDir, reason);
+  }
   const path = join(dataDir, 'tprm.lock');
   if (heldHere.has(path))
     throw new DataDirLockedError(`The embedded database in ${dataDir} is already open in this process.`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      try {
+        writeSync(fd, String(process.pid));
+      } catch (error) {
+        // A full disk: the file was made, its pid not written. Leave nothing behind.
+        unlinkSync(path);
+        throw unwritable(dataDir, error);
+      } finally {
+        closeSync(fd);
+      }
       heldHere.add(path);
       let released = false;
       return () => {
@@ -41,7 +78,8 @@ export function lockDataDir(dataDir: string): () => void {
         }
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (error instanceof DataDirError) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unwritable(dataDir, error);
       const owner = Number(readFileSync(path, 'utf8').trim());
       if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && processAlive(owner)) {
         throw new DataDirLockedError(
@@ -49,7 +87,11 @@ export function lockDataDir(dataDir: string): () => void {
             'Stop it first, or point DATA_DIR elsewhere (or use DATABASE_URL for several processes).',
         );
       }
-      unlinkSync(path); // stale lock from a process that died
+      try {
+        unlinkSync(path); // stale lock from a process that died
+      } catch (unlinkError) {
+        throw unwritable(dataDir, unlinkError);
+      }
     }
   }
   throw new DataDirLockedError(`Could not lock ${dataDir}`);

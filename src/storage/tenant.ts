@@ -1,15 +1,16 @@
 // The only way resource code reaches tenant data. Tenant SQL names the caller's workspace with the token
 // `$ws` and numbers its own parameters from $1; a query without `$ws` is refused, so a query that forgets
 // its workspace cannot be written. For requests authenticated from the key cache, `$ws` becomes
-// `live_workspace(key, workspace)`, which is null once the key is revoked or expired or the workspace is
+// `live_workspace(key, workspace)`, which is empty once the key is revoked or expired or the workspace is
 // downgraded: stale credentials see no rows, and an empty answer is confirmed against the database before it
-// is trusted. Cached authentication therefore costs no extra round trip and can never outlive a revocation.
-import type { Queryable } from './db.js';
+// is trusted. Cached authentication therefore costs no extra round trip and can never outlive a revocation;
+// PostgreSQL inlines the function (two primary-key probes, planned with the prepared statement).
+import type { Engine, Queryable } from './db.js';
 
 export interface TenantGuard {
   keyId: string;
-  /** Re-checks the key; throws the right 401/403 when it is no longer valid. */
-  confirm(): Promise<void>;
+  /** Re-checks the key (through `via` when given); throws the right 401/403 when it is no longer valid. */
+  confirm(via?: Queryable): Promise<void>;
 }
 
 const rewritten = new Map<string, string>();
@@ -20,7 +21,7 @@ function rewrite(sql: string, guarded: boolean): string {
   if (text === undefined) {
     if (!sql.includes('$ws')) throw new Error(`Tenant query without $ws: ${sql.slice(0, 80)}`);
     const shift = guarded ? 2 : 1;
-    const workspace = guarded ? '(select live_workspace($1::uuid, $2::uuid))' : '$1::uuid';
+    const workspace = guarded ? '(select workspace_id from live_workspace($1::uuid, $2::uuid))' : '$1::uuid';
     text = sql
       .replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + shift}`)
       .replaceAll('$ws', workspace);
@@ -31,6 +32,8 @@ function rewrite(sql: string, guarded: boolean): string {
 
 export class TenantDb implements Queryable {
   private confirmed: boolean;
+  private confirmation: Promise<void> | null = null;
+  readonly engine: Engine;
 
   constructor(
     private readonly db: Queryable,
@@ -38,24 +41,56 @@ export class TenantDb implements Queryable {
     private readonly guard: TenantGuard | null = null,
   ) {
     this.confirmed = guard === null;
+    this.engine = db.engine;
   }
 
-  async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+  query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    return this.run(sql, params, (text, values) => this.db.query<R>(text, values));
+  }
+
+  queryArrays(sql: string, params: readonly unknown[] = []): Promise<unknown[][]> {
+    return this.run(sql, params, (text, values) => this.db.queryArrays(text, values));
+  }
+
+  private async run<T>(
+    sql: string,
+    params: readonly unknown[],
+    execute: (text: string, values: unknown[]) => Promise<T[]>,
+  ): Promise<T[]> {
     const guarded = this.guard !== null && !this.confirmed;
     const prefix = guarded ? [this.guard?.keyId, this.workspaceId] : [this.workspaceId];
-    const rows = await this.db.query<R>(rewrite(sql, guarded), [...prefix, ...params]);
+    const rows = await execute(rewrite(sql, guarded), [...prefix, ...params]);
     if (guarded && rows.length === 0) await this.confirm();
     return rows;
   }
 
-  /** Confirms the credentials once; afterwards queries bind the workspace directly. */
-  async confirm(): Promise<void> {
+  /**
+   * Confirms the credentials once (a refusal too: asked again, it answers the same without re-reading the key
+   * or giving its count back twice); afterwards queries bind the workspace directly.
+   */
+  async confirm(via?: Queryable): Promise<void> {
     if (this.confirmed || !this.guard) return;
-    await this.guard.confirm();
+    this.confirmation ??= this.guard.confirm(via);
+    await this.confirmation;
     this.confirmed = true;
   }
 
-  /** The same workspace inside a transaction (credentials are confirmed before any write). */
+  /**
+   * Confirms the credentials with a statement of the transaction `tx` (it travels with the transaction's first
+   * statements); only when the key no longer looks live is it re-read to tell 401 from 403.
+   */
+  async confirmWithin(tx: Queryable): Promise<void> {
+    if (this.confirmed || !this.guard) return;
+    const live = await tx.query('select 1 from live_workspace($1::uuid, $2::uuid)', [
+      this.guard.keyId,
+      this.workspaceId,
+    ]);
+    // Re-read on the transaction's own connection: a write holding one must never wait for another.
+    if (live.length > 0) this.confirmed = true;
+    else await this.confirm(tx);
+  }
+
+  /** The same workspace inside a transaction (writes confirm the credentials with `confirmWithin`). */
   within(tx: Queryable): TenantDb {
     return new TenantDb(tx, this.workspaceId);
   }

@@ -8,9 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { pino } from 'pino';
-import { buildAdminApp, buildPublicApp, createServices, type Services } from '../../src/app.js';
+import {
+  buildAdminApp,
+  buildPublicApp,
+  createDispatcher,
+  createServices,
+  type Services,
+} from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Dispatcher } from '../../src/events/dispatcher.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { type Bucket, createMemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import '../../src/resources/imports.js';
@@ -18,6 +24,8 @@ import { SCOPES } from '../../src/resources/fields.js';
 import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
 import { type Db, openEmbedded, openPostgres } from '../../src/storage/db.js';
 import { migrate } from '../../src/storage/migrate.js';
+import { contract } from './contract.js';
+import { type LogCapture, recordSensitive, recordUrl, testLogger } from './logs.js';
 
 export const ENGINE = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
 
@@ -29,6 +37,8 @@ export interface HarnessOptions {
   limiter?: RateLimiter;
   env?: Record<string, string>;
   authCacheTtlMs?: number;
+  /** Keeps every log line of the harness's applications, at the most verbose level. */
+  logs?: LogCapture;
 }
 
 export interface Response {
@@ -37,6 +47,8 @@ export interface Response {
   body: string;
   // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
   json: any;
+  /** The request that got this answer ("GET /v1/…"), for failure messages. */
+  request?: string;
 }
 
 export interface TestWorkspace {
@@ -46,7 +58,7 @@ export interface TestWorkspace {
   keyId: string;
 }
 
-async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
+async function openTestDatabase(): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
     const db = await openEmbedded();
@@ -65,6 +77,7 @@ async function openTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }
   const db = await openPostgres(target.href, { max: 5 });
   return {
     db,
+    url: target.href,
     drop: async () => {
       const dropper = new pg.Client({ connectionString: url });
       await dropper.connect();
@@ -81,18 +94,21 @@ export class Harness {
     readonly publicApp: FastifyInstance,
     readonly adminApp: FastifyInstance,
     readonly adminToken: string,
+    /** The PostgreSQL database of this harness, for other processes (undefined on the embedded store). */
+    readonly databaseUrl: string | undefined,
     private readonly drop: () => Promise<void>,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
-    const { db, drop } = await openTestDatabase();
+    const { db, url, drop } = await openTestDatabase();
     const adminToken = generateAdminToken();
+    recordSensitive(adminToken);
     const dataDir = await mkdtemp(join(tmpdir(), 'tprm-test-'));
     const config = loadConfig({ WEBHOOK_ALLOW_INSECURE_URLS: 'false', DATA_DIR: dataDir, ...options.env });
     const services = await createServices({
       config,
       db,
-      logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+      logger: testLogger(options.logs),
       limiter: options.limiter ?? createMemoryRateLimiter(),
       adminTokenHash: sha256(adminToken),
       metrics: createMetrics(),
@@ -105,40 +121,57 @@ export class Harness {
       authCacheTtlMs: options.authCacheTtlMs,
     });
     const publicApp = buildPublicApp(services);
+    // Every response of the public listener a test receives is checked against the OpenAPI document.
+    contract().watch(publicApp);
     const adminApp = buildAdminApp(services);
     await Promise.all([publicApp.ready(), adminApp.ready()]);
-    return new Harness(db, services, publicApp, adminApp, adminToken, drop);
+    return new Harness(db, services, publicApp, adminApp, adminToken, url, drop);
   }
 
   /**
-   * Another API instance on the same database, with its own key cache and limiter: what a second process of a
-   * fleet would be. Closed with the harness.
+   * Another API instance on the same database, with its own key cache and limiter (its own memory limiter
+   * unless told otherwise, e.g. a Redis limiter shared with the first): what a second process of a fleet would
+   * be. Closed with the harness, its limiter included.
    */
-  async secondInstance(): Promise<FastifyInstance> {
+  async secondInstance(options: { limiter?: RateLimiter } = {}): Promise<FastifyInstance> {
+    const limiter = options.limiter ?? createMemoryRateLimiter();
+    this.extraLimiters.push(limiter);
     const services = await createServices({
       config: this.services.config,
       db: this.db,
       logger: this.services.logger,
-      limiter: createMemoryRateLimiter(),
+      limiter,
       adminTokenHash: this.services.adminTokenHash,
       metrics: createMetrics(),
       buckets: this.services.buckets,
     });
     const app = buildPublicApp(services);
+    contract().watch(app);
     await app.ready();
     this.extraApps.push(app);
     return app;
   }
 
   private readonly extraApps: FastifyInstance[] = [];
+  private readonly workers: (() => Promise<void>)[] = [];
+  private readonly extraLimiters: RateLimiter[] = [];
+
+  /** A started webhook dispatcher on this harness's database (as in a ROLE=worker process). */
+  async worker(options: Parameters<typeof createDispatcher>[1] = {}): Promise<Dispatcher> {
+    const worker = createDispatcher(this.services, { pollIntervalMs: 50, ...options });
+    await worker.dispatcher.start();
+    this.workers.push(worker.close);
+    return worker.dispatcher;
+  }
 
   async close(): Promise<void> {
+    await Promise.all(this.workers.map((close) => close()));
     await Promise.all([
       this.publicApp.close(),
       this.adminApp.close(),
       ...this.extraApps.map((app) => app.close()),
     ]);
-    await this.services.limiter.close();
+    await Promise.all([this.services.limiter, ...this.extraLimiters].map((limiter) => limiter.close()));
     await this.db.close();
     await this.drop();
   }
@@ -150,7 +183,10 @@ export class Harness {
     } catch {
       json = undefined;
     }
-    return { status: response.statusCode, headers: response.headers, body: response.body, json };
+    recordSensitive(json);
+    if (typeof response.headers.location === 'string') recordUrl(response.headers.location);
+    const request = `${response.raw.req.method} ${response.raw.req.url}`;
+    return { status: response.statusCode, headers: response.headers, body: response.body, json, request };
   }
 
   /** A request to the management API with the admin token (or `token`). */
@@ -160,6 +196,7 @@ export class Harness {
     body?: unknown,
     token: string | null = this.adminToken,
   ): Promise<Response> {
+    recordSensitive(body);
     const response = await this.adminApp.inject({
       method: method as 'GET',
       url,
@@ -189,6 +226,7 @@ export class Harness {
     let payload: string | Buffer | undefined;
     if (options.rawBody !== undefined) payload = options.rawBody;
     else if (options.body !== undefined) {
+      recordSensitive(options.body);
       payload = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
@@ -251,7 +289,9 @@ export class Harness {
 /** Error-shape check used by every test that expects an error (risk-data-api.md "Errors"). */
 export function assertError(response: Response, status: number, code: string): void {
   if (response.status !== status || response.json?.error?.code !== code) {
-    throw new Error(`expected ${status} ${code}, got ${response.status} ${response.body}`);
+    throw new Error(
+      `${response.request ?? 'request'}: expected ${status} ${code}, got ${response.status} ${response.body}`,
+    );
   }
   const { error } = response.json;
   if (typeof error.message !== 'string' || error.request_id !== response.headers['x-request-id']) {

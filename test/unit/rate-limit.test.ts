@@ -7,12 +7,14 @@ import {
   ADDRESS_BUCKETS,
   type Bucket,
   createMemoryRateLimiter,
+  createRateLimiter,
   createRedisRateLimiter,
   PDF_BUCKETS,
   type RateDecision,
   type RateLimiter,
   WORKSPACE_BUCKETS,
 } from '../../src/http/rate-limit.js';
+import { LogCapture, testLogger } from '../support/logs.js';
 
 // The Redis tests run when TEST_REDIS_URL names a real Redis (CI sets it) and then fail, not skip, when it is
 // not reachable. Without it they are reported as skipped, so `npm test` needs nothing but Node.
@@ -48,7 +50,7 @@ const redisBackend: Backend = {
   make: (now) => createRedisRateLimiter({ url: REDIS_URL, now, commandTimeoutMs: 2000 }),
   verify: (l) => {
     assert.equal(l.mode, 'redis', `Redis at ${REDIS_URL} did not answer`);
-    assert.equal((l as ReturnType<typeof createRedisRateLimiter>).fallbackCount, 0);
+    assert.deepEqual(l.fallback, { outages: 0, decisions: 0 });
   },
 };
 
@@ -85,6 +87,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         assert.equal(allowed(ds), 60);
         assert.deepEqual(ds[0], {
           allowed: true,
+          bucket: 'second',
           limit: 60,
           remaining: 59,
           resetSeconds: 1,
@@ -92,12 +95,20 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         });
         assert.deepEqual(ds[59], {
           allowed: true,
+          bucket: 'second',
           limit: 60,
           remaining: 0,
           resetSeconds: 1,
           retryAfterSeconds: null,
         });
-        const rejected = { allowed: false, limit: 60, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 };
+        const rejected = {
+          allowed: false,
+          bucket: 'second',
+          limit: 60,
+          remaining: 0,
+          resetSeconds: 1,
+          retryAfterSeconds: 1,
+        };
         for (const d of await burst(l, key, 5)) assert.deepEqual(d, rejected);
         clock.t = BASE + 999;
         assert.equal((await l.consume(key, WORKSPACE_BUCKETS)).allowed, false);
@@ -105,6 +116,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         // 61 of 600 in the minute is now the most used bucket; the six rejections counted nothing.
         assert.deepEqual(await l.consume(key, WORKSPACE_BUCKETS), {
           allowed: true,
+          bucket: 'minute',
           limit: 600,
           remaining: 539,
           resetSeconds: 59,
@@ -121,6 +133,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         clock.t = BASE + 10_500;
         assert.deepEqual(await l.consume(key, WORKSPACE_BUCKETS), {
           allowed: false,
+          bucket: 'minute',
           limit: 600,
           remaining: 0,
           resetSeconds: 50,
@@ -131,6 +144,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         clock.t = BASE + MINUTE;
         assert.deepEqual(await l.consume(key, WORKSPACE_BUCKETS), {
           allowed: true,
+          bucket: 'hour',
           limit: 5000,
           remaining: 4399,
           resetSeconds: 3540,
@@ -152,6 +166,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         clock.t = BASE + 9 * MINUTE;
         assert.deepEqual(await l.consume(key, WORKSPACE_BUCKETS), {
           allowed: false,
+          bucket: 'hour',
           limit: 5000,
           remaining: 0,
           resetSeconds: 3060,
@@ -171,11 +186,19 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         ];
         assert.equal(allowed(await burst(l, key, 2, buckets)), 2);
         // Only 'a' is exhausted; 'b' would reach 5 of 4 if rejections were counted there.
-        const rejected = { allowed: false, limit: 2, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 };
+        const rejected = {
+          allowed: false,
+          bucket: 'a',
+          limit: 2,
+          remaining: 0,
+          resetSeconds: 1,
+          retryAfterSeconds: 1,
+        };
         for (const d of await burst(l, key, 3, buckets)) assert.deepEqual(d, rejected);
         clock.t = BASE + SECOND;
         assert.deepEqual(await l.consume(key, buckets), {
           allowed: true,
+          bucket: 'b',
           limit: 4,
           remaining: 1,
           resetSeconds: 59,
@@ -193,12 +216,18 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         clock.t = BASE + 2 * SECOND;
         assert.deepEqual(await l.consume(key, pdf), {
           allowed: false,
+          bucket: 'pdf-hour',
           limit: 60,
           remaining: 0,
           resetSeconds: 3598,
           retryAfterSeconds: 3598,
         });
         assert.equal((await l.consume(key, WORKSPACE_BUCKETS)).allowed, true);
+        // Its window ends with the hour, like the workspace hour bucket's.
+        clock.t = BASE + HOUR - 1;
+        assert.equal((await l.consume(key, pdf)).retryAfterSeconds, 1);
+        clock.t = BASE + HOUR;
+        assert.equal((await l.consume(key, pdf)).allowed, true);
       }));
 
     test('headers describe the most used bucket', () =>
@@ -210,6 +239,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         const first = await burst(l, key, 9, buckets);
         assert.deepEqual(first[8], {
           allowed: true,
+          bucket: 'fast',
           limit: 10,
           remaining: 1,
           resetSeconds: 1,
@@ -219,6 +249,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         // fast 1/10, slow 10/15.
         assert.deepEqual(await l.consume(key, buckets), {
           allowed: true,
+          bucket: 'slow',
           limit: 15,
           remaining: 5,
           resetSeconds: 9,
@@ -232,6 +263,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         const long = { name: 'long', limit: 10, windowMs: MINUTE };
         const expected = {
           allowed: true,
+          bucket: 'long',
           limit: 10,
           remaining: 9,
           resetSeconds: 60,
@@ -247,6 +279,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         await l.consume(`${key}-3`, one);
         assert.deepEqual(await l.consume(`${key}-3`, one), {
           allowed: false,
+          bucket: 'b',
           limit: 1,
           remaining: 0,
           resetSeconds: 60,
@@ -308,6 +341,7 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         await l.refund(key, WORKSPACE_BUCKETS);
         assert.deepEqual(await l.consume(key, WORKSPACE_BUCKETS), {
           allowed: true,
+          bucket: 'second',
           limit: 60,
           remaining: 0,
           resetSeconds: 1,
@@ -428,7 +462,78 @@ const urlOnPort = (port: number) => {
   return u.href;
 };
 
-describe('redis limiter: shared state and outages', needsRedis, () => {
+// These need no Redis: nothing listens on port 1, and the silent server is a plain TCP socket.
+describe('redis limiter: outages', () => {
+  test('without REDIS_URL the process limits in memory', async () => {
+    const l = createRateLimiter({ redisUrl: undefined, logger: testLogger() });
+    assert.equal(l.mode, 'memory');
+    await l.close();
+  });
+
+  test('unreachable Redis: answers from memory, never throws, logs the incident once without the URL', async () => {
+    const logs = new LogCapture();
+    const l = createRateLimiter({
+      redisUrl: 'redis://:hunter2-password@127.0.0.1:1',
+      logger: testLogger(logs),
+      now: () => BASE,
+    });
+    try {
+      const ds = await burst(l, 'k', 61);
+      assert.equal(allowed(ds), 60, 'the in-process limits still apply');
+      assert.equal(ds[60]?.retryAfterSeconds, 1);
+      await l.refund('k', WORKSPACE_BUCKETS);
+      assert.equal(l.mode, 'redis-fallback');
+      assert.deepEqual(l.fallback, { outages: 1, decisions: 61 });
+      const records = logs.records();
+      assert.deepEqual(
+        records.map((r) => [r.level, r.event]),
+        [[40, 'rate_limiter_redis_down']],
+      );
+      assert.equal(typeof records[0].err, 'string');
+      assert.equal(logs.text().includes('hunter2'), false);
+    } finally {
+      await l.close();
+    }
+  });
+
+  test('while down, repeated probes do not report the incident again', async () => {
+    const incidents: string[] = [];
+    const l = createRedisRateLimiter({
+      url: 'redis://127.0.0.1:1',
+      now: () => BASE,
+      commandTimeoutMs: 10,
+      probeIntervalMs: 0,
+      onIncident: (state) => incidents.push(state),
+    });
+    try {
+      for (let i = 0; i < 20; i++) assert.equal((await l.consume('k', WORKSPACE_BUCKETS)).allowed, true);
+      assert.deepEqual(incidents, ['down']);
+    } finally {
+      await l.close();
+    }
+  });
+
+  test('a server that never answers: falls back within the command timeout', async () => {
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((s) => sockets.add(s));
+    const port = await freePort();
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    const l = createRedisRateLimiter({ url: urlOnPort(port), now: () => BASE });
+    try {
+      const start = performance.now();
+      const d = await l.consume('k', WORKSPACE_BUCKETS);
+      assert.ok(performance.now() - start < 1000);
+      assert.equal(d.allowed, true);
+      assert.equal(l.mode, 'redis-fallback');
+    } finally {
+      await l.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('redis limiter: shared state and recovery', needsRedis, () => {
   test(`Redis is reachable at ${REDIS_URL}`, async () => {
     const raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 0, lazyConnect: true });
     try {
@@ -471,64 +576,6 @@ describe('redis limiter: shared state and outages', needsRedis, () => {
     } finally {
       await l.close();
       raw.disconnect();
-    }
-  });
-
-  test('unreachable Redis: answers from memory, never throws, reports the incident once', async () => {
-    const incidents: [string, unknown][] = [];
-    const l = createRedisRateLimiter({
-      url: 'redis://127.0.0.1:1',
-      now: () => BASE,
-      onIncident: (state, err) => incidents.push([state, err]),
-    });
-    try {
-      const ds = await burst(l, 'k', 61);
-      assert.equal(allowed(ds), 60, 'the in-process limits still apply');
-      assert.equal(ds[60]?.retryAfterSeconds, 1);
-      await l.refund('k', WORKSPACE_BUCKETS);
-      assert.equal(l.mode, 'redis-fallback');
-      assert.equal(l.fallbackCount, 61);
-      assert.equal(incidents.length, 1);
-      assert.equal(incidents[0]?.[0], 'down');
-      assert.ok(incidents[0]?.[1] instanceof Error);
-    } finally {
-      await l.close();
-    }
-  });
-
-  test('while down, repeated probes do not report the incident again', async () => {
-    const incidents: string[] = [];
-    const l = createRedisRateLimiter({
-      url: 'redis://127.0.0.1:1',
-      now: () => BASE,
-      commandTimeoutMs: 10,
-      probeIntervalMs: 0,
-      onIncident: (state) => incidents.push(state),
-    });
-    try {
-      for (let i = 0; i < 20; i++) assert.equal((await l.consume('k', WORKSPACE_BUCKETS)).allowed, true);
-      assert.deepEqual(incidents, ['down']);
-    } finally {
-      await l.close();
-    }
-  });
-
-  test('a server that never answers: falls back within the command timeout', async () => {
-    const sockets = new Set<net.Socket>();
-    const server = net.createServer((s) => sockets.add(s));
-    const port = await freePort();
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    const l = createRedisRateLimiter({ url: urlOnPort(port), now: () => BASE });
-    try {
-      const start = performance.now();
-      const d = await l.consume('k', WORKSPACE_BUCKETS);
-      assert.ok(performance.now() - start < 1000);
-      assert.equal(d.allowed, true);
-      assert.equal(l.mode, 'redis-fallback');
-    } finally {
-      await l.close();
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => server.close(resolve));
     }
   });
 

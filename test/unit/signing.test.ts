@@ -7,7 +7,7 @@ import {
   generateSigningSecret,
   signatureHeader,
   verifySignature,
-} from '../../src/events/signing.js';
+} from '../../sdk/src/signing.js';
 
 const stripe = new Stripe('sk_test_x');
 const secret = 'whsec_test_secret_0123456789abcdef';

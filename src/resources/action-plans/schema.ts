@@ -76,7 +76,7 @@ export const ItemStatusChange = Type.Object(
     status: StringEnum(SettableItemStatus, '`overdue` is set by the service and cannot be requested.'),
     note: Type.Optional(Nullable(Note)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ItemStatusChange' },
 );
 
 export const AdminItemStatusChange = Type.Object(

@@ -48,6 +48,8 @@ export const AlertRow = (() => {
     additionalProperties: false,
   });
   return Type.Unsafe({
+    title: 'AlertRow',
+    description: '`scope` tells the two alert shapes apart.',
     oneOf: [
       shape('SupplierAlert', 'supplier', Uuid),
       shape('OrgAlert', 'org', { type: 'null', description: 'Organizational alerts name no supplier.' }),

@@ -61,6 +61,12 @@ const getAssessment = getRoute({
   noun: 'assessment',
 });
 
+const quotaExceeded = (quota: number) =>
+  conflict('The workspace has used its assessment quota.', {
+    reason: 'assessment_quota_exceeded',
+    assessment_quota: quota,
+  });
+
 interface AssessmentCreateBody {
   supplier_id: string;
   assessment_type: (typeof AssessmentType)[number];
@@ -82,18 +88,27 @@ const createAssessment: RouteDef = {
   idempotent: true,
   responses: {
     201: { description: 'The created assessment.', schema: Assessment.schema },
-    409: { description: 'Quota exceeded (`assessment_quota_exceeded`) or Idempotency-Key conflict.' },
+    409: {
+      description:
+        'The workspace has used its assessment quota (`details.reason` `assessment_quota_exceeded`), or the ' +
+        'Idempotency-Key is in use or was used with another body.',
+      errors: [quotaExceeded(500)],
+    },
   },
   async handler(ctx, { body }) {
     const input = body as AssessmentCreateBody;
-    // Decision 3: a uuid in a body that is not in the workspace is a bad field (422), not a 404.
-    const [supplier] = await ctx.tenant.query<{ vendor_profile: string | null }>(
-      'select vendor_profile from suppliers where workspace_id = $ws and id = $1',
-      [input.supplier_id],
+    // Decision 3: a uuid in a body that is not in the workspace is a bad field (422), not a 404. The deadline
+    // is compared by PostgreSQL, which reads every instant the schema accepts (JavaScript cannot parse a leap
+    // second such as 2016-12-31T23:59:60Z, which made any such deadline look future).
+    const [check] = await ctx.tenant.query<{ found: boolean; vendor_profile: string | null; past: boolean }>(
+      `select s.id is not null as found, s.vendor_profile, coalesce($2::timestamptz <= now(), false) as past
+         from (values (1)) one left join suppliers s on s.workspace_id = $ws and s.id = $1`,
+      [input.supplier_id, input.deadline ?? null],
     );
+    const supplier = check?.found ? check : null;
     const fields: Record<string, string> = {};
     if (!supplier) fields.supplier_id = 'does not match a supplier of this workspace';
-    if (input.deadline && Date.parse(input.deadline) <= Date.now()) fields.deadline = 'must be in the future';
+    if (check?.past) fields.deadline = 'must be in the future';
     if (!supplier || Object.keys(fields).length > 0) throw validationFailed(fields);
 
     if (input.assessment_type === 'supplier') {
@@ -105,12 +120,7 @@ const createAssessment: RouteDef = {
                   where a.workspace_id = w.id and a.via_api and a.assessment_type = 'supplier') as used
            from workspaces w where w.id = $ws for update`,
       );
-      if (usage && usage.used >= usage.quota) {
-        throw conflict('The workspace has used its assessment quota.', {
-          reason: 'assessment_quota_exceeded',
-          assessment_quota: usage.quota,
-        });
-      }
+      if (usage && usage.used >= usage.quota) throw quotaExceeded(usage.quota);
     }
 
     const id = randomUUID();

@@ -54,7 +54,7 @@ export const AssessmentCreate = Type.Object(
     ),
     validity_days: Type.Optional(ValidityDays),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AssessmentCreate' },
 );
 
 /** POST /admin/assessments/{id}/status body (management-api.md). */
@@ -77,7 +77,12 @@ const EvidenceEntry = Type.Object(
   {
     file_name: Type.String({ minLength: 1, maxLength: 255 }),
     mime_type: Type.String({ minLength: 1, maxLength: 255 }),
-    sha256: Type.String({ minLength: 1, maxLength: 128, pattern: '^[0-9a-fA-F]+$' }),
+    sha256: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[0-9a-fA-F]+$',
+      examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'],
+    }),
     review_status: Type.String({ minLength: 1, maxLength: 50 }),
     score: Nullable(Type.Number({ minimum: 0, maximum: 100 })),
   },

@@ -71,7 +71,7 @@ export const AssetUpsert = Type.Object(
       description: 'At most 500. Each item is validated on its own: a malformed one is skipped.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AssetUpsert' },
 );
 
 /** The envelope as the handler checks it: items are checked one by one afterwards (rule 3). */
@@ -89,14 +89,17 @@ export const AssetUpsertResult = Type.Object(
     created: Type.Integer({ minimum: 0 }),
     updated: Type.Integer({ minimum: 0, description: 'Matched assets whose stored attributes changed.' }),
     skipped: Type.Array(
-      Type.Object({
-        index: Type.Integer({ minimum: 0, description: 'Position of the item in the request.' }),
-        external_id: Nullable(Type.String()),
-        reason: Type.String(),
-      }),
+      Type.Object(
+        {
+          index: Type.Integer({ minimum: 0, description: 'Position of the item in the request.' }),
+          external_id: Nullable(Type.String()),
+          reason: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AssetUpsertResult' },
 );
 
 /** The source/provider rule (resources.md: cloud_provider is null for manual assets), as field errors. */

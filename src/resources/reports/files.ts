@@ -5,32 +5,48 @@
 // A refused URL (tampered, expired, or naming an object that no longer exists) answers 404
 // `resource_not_found` in the error shape: the closed list of error codes has no 403 code that fits (both
 // are about API keys), and a URL the service did not issue is, per decision 4, a path outside the API.
-import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app.js';
+import { Type } from 'typebox';
 import { ApiError, notFound } from '../../http/errors.js';
-import { verifyObjectUrl } from '../../reports/signed-url.js';
+import type { OpenRouteDef } from '../../http/open-route.js';
+import { SignedUrlParts, verifyObjectUrl } from '../../reports/signed-url.js';
 
-/** GET /files/:token — the signed PDF download (outside /v1, no API key). */
-export function registerFileRoute(app: FastifyInstance, services: Services): void {
-  app.get('/files/:token', async (request, reply) => {
-    const { token } = request.params as { token: string };
-    const query = request.query as Record<string, unknown>;
+const linkExpired = () =>
+  new ApiError('resource_not_found', 'This download link has expired. Request a new one.');
+
+export const fileRoute: OpenRouteDef = {
+  method: 'GET',
+  url: '/files/:token',
+  operationId: 'downloadReportPdf',
+  tag: 'Reports',
+  summary: 'Download a report PDF through a signed URL',
+  description:
+    'The URL comes from the `Location` of `GET /v1/reports/{id}/pdf` and is its own credential: no API ' +
+    'key, valid 5 minutes. A tampered, expired or unknown URL is a 404.',
+  params: { token: SignedUrlParts.token },
+  query: Type.Object(
+    { expires: SignedUrlParts.expires, signature: SignedUrlParts.signature },
+    { additionalProperties: false },
+  ),
+  responses: {
+    200: { description: 'The PDF.', mediaTypes: ['application/pdf'], headers: ['Content-Disposition'] },
+    404: {
+      description: 'The URL was not issued by the service, has expired, or its PDF no longer exists.',
+      errors: [notFound('file'), linkExpired()],
+    },
+  },
+  async handler(request, reply, services) {
     const verdict = verifyObjectUrl({
-      token,
-      expires: query.expires as string,
-      signature: query.signature as string,
+      token: request.params.token as string,
+      expires: request.query.expires as string,
+      signature: request.query.signature as string,
       secret: services.urlSecret,
     });
-    if (!verdict.ok) {
-      throw verdict.reason === 'expired'
-        ? new ApiError('resource_not_found', 'This download link has expired. Request a new one.')
-        : notFound('file');
-    }
+    if (!verdict.ok) throw verdict.reason === 'expired' ? linkExpired() : notFound('file');
     const bytes = await services.objects.get(verdict.objectKey);
     if (!bytes) throw notFound('file');
     return reply
       .header('content-type', 'application/pdf')
       .header('content-disposition', 'attachment; filename="report.pdf"')
       .send(bytes);
-  });
-}
+  },
+};

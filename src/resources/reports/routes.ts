@@ -39,6 +39,9 @@ const getReport = getRoute({
   noun: 'report',
 });
 
+const pdfNotReady = () =>
+  conflict('The PDF of this report has not been generated yet.', { reason: 'pdf_not_ready' });
+
 const getReportPdf: RouteDef<Services> = {
   method: 'GET',
   url: '/reports/:id/pdf',
@@ -52,8 +55,11 @@ const getReportPdf: RouteDef<Services> = {
     'against an additional limit of 60 requests per hour.',
   extraBuckets: 'pdf',
   responses: {
-    302: { description: 'Redirect to the signed URL of the PDF (header `Location`).' },
-    409: { description: 'No PDF has been generated yet (`details.reason` `pdf_not_ready`).' },
+    302: { description: 'Redirect to the signed URL of the PDF (header `Location`).', headers: ['Location'] },
+    409: {
+      description: 'No PDF has been generated yet (`details.reason` `pdf_not_ready`).',
+      errors: [pdfNotReady()],
+    },
   },
   async handler(ctx, { params }) {
     const [row] = await ctx.tenant.query<{ key: string | null }>(
@@ -61,11 +67,7 @@ const getReportPdf: RouteDef<Services> = {
       [params.id],
     );
     if (!row) throw notFound('report');
-    if (!row.key) {
-      throw conflict('The PDF of this report has not been generated yet.', {
-        reason: 'pdf_not_ready',
-      });
-    }
+    if (!row.key) throw pdfNotReady();
     // The key is encrypted inside the signed token (reports/signed-url.ts), so it never appears in the URL.
     const location = signObjectUrl({
       baseUrl: ctx.services.config.publicBaseUrl,

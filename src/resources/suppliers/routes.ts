@@ -73,23 +73,30 @@ const createSupplier: RouteDef = {
   description: 'The supplier starts `pending`; its `source` is always `import`, whatever the request says.',
   body: SupplierCreate,
   idempotent: true,
-  responses: { 201: { description: 'The created supplier.', schema: Supplier.schema } },
+  responses: {
+    201: { description: 'The created supplier.', schema: Supplier.schema },
+    409: {
+      description:
+        'A supplier with this domain exists in the workspace (`details` names it), or the Idempotency-Key ' +
+        'is in use or was used with another body.',
+      errors: [duplicateDomain('8d7f3c1e-2b4a-4f6e-9a0c-5e1d3b7f9a24', 'acme.example')],
+    },
+  },
   async handler(ctx, { body }) {
     const input = body as SupplierCreateBody;
     const domain = input.domain ? input.domain.toLowerCase() : null;
-    if (domain) {
-      const [existing] = await ctx.tenant.query<{ id: string }>(
-        'select id from suppliers where workspace_id = $ws and domain = $1',
-        [domain],
-      );
-      if (existing) throw duplicateDomain(existing.id, domain);
-    }
     const id = randomUUID();
-    try {
-      await ctx.tenant.query(
-        `insert into suppliers (workspace_id, id, name, domain, email, industry, size, country, criticality, risk_group,
-                                vendor_profile, tags, source, status)
-         values ($ws, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], 'import', 'pending')`,
+    const shape = Supplier.row('t', { pii: ctx.hasScope('pii:read'), engine: ctx.tenant.engine });
+    // One round trip (pipeline mode) creates, reads back and writes the audit entry; a taken domain inserts
+    // nothing (the unique index decides, also between two racing creates): then the existing supplier is named
+    // in the 409, and the audit entry goes with the rest of the work (the idempotent write's savepoint).
+    const [[created]] = await Promise.all([
+      ctx.tenant.queryArrays(
+        `insert into suppliers as t (workspace_id, id, name, domain, email, industry, size, country, criticality,
+                                     risk_group, vendor_profile, tags, source, status)
+         values ($ws, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], 'import', 'pending')
+         on conflict (workspace_id, domain) where domain is not null do nothing
+         returning ${shape.sql}`,
         [
           id,
           input.name,
@@ -103,24 +110,17 @@ const createSupplier: RouteDef = {
           input.vendor_profile ?? null,
           input.tags ?? [],
         ],
+      ),
+      ctx.audit('supplier.created', { type: 'supplier', id }),
+    ]);
+    if (!created) {
+      const [existing] = await ctx.tenant.query<{ id: string }>(
+        'select id from suppliers where workspace_id = $ws and domain = $1',
+        [domain],
       );
-    } catch (error) {
-      // Two creates racing on one domain: the unique index decides, the loser gets the same 409.
-      if ((error as { code?: string }).code === '23505' && domain) {
-        const [existing] = await ctx.services.db.query<{ id: string }>(
-          'select id from suppliers where workspace_id = $1 and domain = $2',
-          [ctx.key.workspaceId, domain],
-        );
-        throw duplicateDomain(existing?.id ?? '', domain);
-      }
-      throw error;
+      throw duplicateDomain(existing?.id ?? '', domain ?? '');
     }
-    await ctx.audit('supplier.created', { type: 'supplier', id });
-    const [row] = await ctx.tenant.query<{ j: string }>(
-      `select ${Supplier.json('t', { pii: ctx.hasScope('pii:read') })} as j from suppliers t where t.workspace_id = $ws and t.id = $1`,
-      [id],
-    );
-    return { status: 201, body: row?.j ?? '' };
+    return { status: 201, body: shape.render(created) };
   },
 };
 

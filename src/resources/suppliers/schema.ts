@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import {
   Criticality,
+  Currency,
   DateTime,
   FreeObject,
   Nullable,
@@ -21,6 +22,7 @@ const Domain = Type.String({
   pattern:
     '^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$',
   description: 'Unique within the workspace (compared case-insensitively, stored lowercased).',
+  examples: ['acme.example'],
 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Tag = Type.String({ minLength: 1, maxLength: 64 });
@@ -69,7 +71,7 @@ export const SupplierDetail = defineResource({
     assessment_count: field(Type.Integer({ minimum: 0 }), {
       sql: '(select count(*)::int from assessments a where a.workspace_id = $t.workspace_id and a.supplier_id = $t.id)',
     }),
-    currency: field(StringEnum(['USD'] as const), { sql: "'USD'" }),
+    currency: field(Currency, { sql: "'USD'" }),
   },
 });
 
@@ -89,5 +91,5 @@ export const SupplierCreate = Type.Object(
       Type.Unknown({ description: 'Accepted and ignored: the source is always `import`.' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'SupplierCreate' },
 );

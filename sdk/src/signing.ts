@@ -1,5 +1,6 @@
 // Webhook signatures, compatible with the payment processor's scheme (decision 28), so its public
-// libraries verify our deliveries. This file is re-exported by the SDK: node:crypto is its only import.
+// libraries verify our deliveries. One file for both sides: the SDK verifies with it and the server
+// (src/events) signs with it, so the two cannot drift. node:crypto is its only import.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Name of the HTTP header that carries the signature. */

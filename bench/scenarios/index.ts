@@ -1,0 +1,23 @@
+// Every scenario, in the order they run.
+import type { Scenario } from '../scenario.js';
+import { auditResume } from './audit-resume.js';
+import { gaps } from './gaps.js';
+import { getSupplier } from './get-supplier.js';
+import { listDeep } from './list-deep.js';
+import { listFirst } from './list-first.js';
+import { postSuppliers } from './post-suppliers.js';
+import { putAssets } from './put-assets.js';
+import { startup } from './startup.js';
+import { webhooks } from './webhooks.js';
+
+export const scenarios: readonly Scenario[] = [
+  listFirst,
+  listDeep,
+  getSupplier,
+  auditResume,
+  gaps,
+  putAssets,
+  postSuppliers,
+  startup,
+  webhooks,
+];

@@ -1,0 +1,212 @@
+// Webhooks: 1,000 events to a fast local receiver (issue "Performance"; decisions 23-24). Two processes of
+// tprm-api on the bench database: a producer (ROLE=api) whose management API raises the alerts, and a worker
+// (ROLE=worker) that delivers them.
+// - lag: alerts raised 8 at a time while the worker runs; for each event, the time from its `occurred_at`
+//   (stamped in the alert's transaction, just before its commit) to its arrival at the receiver.
+// - throughput: 1,000 alerts raised while no worker runs, then a worker starts: deliveries per second from
+//   its first delivery to its last.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type BenchEnv, type Figures, type Scenario, withoutErrors } from '../scenario.js';
+import { freePort, type ServerHandle } from '../servers.js';
+
+const EVENTS = 1000;
+const CONCURRENCY = 8;
+const LAG = 'lag: event to first attempt';
+const THROUGHPUT = 'throughput: deliveries per second';
+
+/** Records when each event first arrives; answers 200 at once. */
+class FastReceiver {
+  readonly firstArrival = new Map<string, number>();
+  readonly lagMs: number[] = [];
+  private waiter: { count: number; resolve: () => void } | null = null;
+
+  private constructor(readonly server: Server) {}
+
+  static async start(): Promise<FastReceiver> {
+    const server = createServer();
+    const receiver = new FastReceiver(server);
+    server.on('request', (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const arrived = Date.now();
+        res.writeHead(200).end();
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          event_id: string;
+          occurred_at: string;
+        };
+        if (receiver.firstArrival.has(event.event_id)) return;
+        receiver.firstArrival.set(event.event_id, arrived);
+        receiver.lagMs.push(arrived - Date.parse(event.occurred_at));
+        if (receiver.waiter && receiver.firstArrival.size >= receiver.waiter.count) receiver.waiter.resolve();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  reset(): void {
+    this.firstArrival.clear();
+    this.lagMs.length = 0;
+  }
+
+  /** Resolves once `count` distinct events have arrived, or after `timeoutMs` (the rest count as errors). */
+  waitFor(count: number, timeoutMs: number): Promise<void> {
+    if (this.firstArrival.size >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiter = {
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          this.waiter = null;
+          resolve();
+        },
+      };
+    });
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+
+/** A tprm-api process of `role` whose management API this scenario drives. */
+async function spawnRole(env: BenchEnv, role: 'api' | 'worker', adminToken: string) {
+  const adminPort = await freePort();
+  const handle = await env.spawnApi({
+    name: `webhooks-${role}`,
+    readyUrl: `http://127.0.0.1:${adminPort}/readyz`,
+    env: {
+      ROLE: role,
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN: adminToken,
+      WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+    },
+  });
+  return { handle, admin: `http://127.0.0.1:${adminPort}/admin` };
+}
+
+async function call(admin: string, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${admin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? (JSON.parse(text) as { id: string }) : undefined;
+}
+
+/** Raises `count` alerts, `CONCURRENCY` at a time; resolves with the number that failed. */
+async function raiseAlerts(
+  admin: string,
+  token: string,
+  workspaceId: string,
+  count: number,
+): Promise<number> {
+  let next = 0;
+  let failed = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      await call(admin, token, 'POST', `/workspaces/${workspaceId}/alerts`, {
+        scope: 'org',
+        severity: 'low',
+        title: `bench-webhooks ${i}`,
+        body: 'Raised by the webhook benchmark.',
+      }).catch(() => failed++);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return failed;
+}
+
+export const webhooks: Scenario = {
+  name: 'webhooks',
+  title: `Webhooks: ${EVENTS.toLocaleString('en')} events to a local receiver`,
+  target: 'p99 commit-to-first-attempt < 1 s; >= 500 deliveries/s',
+  // Two processes share the database: a PostgreSQL server (the embedded store belongs to one process).
+  stores: ['postgres'],
+  sides: ['api'],
+  async run(env) {
+    const token = `tprm_admin_${randomBytes(32).toString('base64url')}`;
+    const receiver = await FastReceiver.start();
+    const producer = await spawnRole(env, 'api', token);
+    let worker: ServerHandle | null = null;
+    try {
+      // A workspace of its own per run (removed by cleanup), so that every run starts alike.
+      const ws = await call(producer.admin, token, 'POST', '/workspaces', {
+        name: `bench-webhooks ${Date.now()}`,
+        plan: 'enterprise',
+      });
+      const workspaceId = ws?.id as string;
+      await call(producer.admin, token, 'POST', `/workspaces/${workspaceId}/webhook-endpoints`, {
+        url: receiver.url,
+        events: ['alert.created'],
+      });
+
+      // Throughput first: the backlog is raised while no worker runs.
+      let errors = await raiseAlerts(producer.admin, token, workspaceId, EVENTS);
+      worker = (await spawnRole(env, 'worker', token)).handle;
+      await receiver.waitFor(EVENTS, 60_000);
+      const arrivals = [...receiver.firstArrival.values()];
+      const spanS = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
+      const throughput: Figures = {
+        reqPerSec: (arrivals.length - 1) / spanS,
+        requests: arrivals.length,
+        errors: errors + (EVENTS - arrivals.length),
+      };
+
+      // Lag: the worker is up and idle; events arrive as they commit.
+      receiver.reset();
+      errors = await raiseAlerts(producer.admin, token, workspaceId, EVENTS);
+      await receiver.waitFor(EVENTS, 60_000);
+      const lag: Figures = {
+        p50Ms: percentile(receiver.lagMs, 50),
+        p99Ms: percentile(receiver.lagMs, 99),
+        requests: receiver.lagMs.length,
+        errors: errors + (EVENTS - receiver.lagMs.length),
+      };
+      return { [LAG]: lag, [THROUGHPUT]: throughput };
+    } finally {
+      await Promise.all([worker?.stop(), producer.handle.stop(), receiver.close()]);
+    }
+  },
+  async cleanup(env) {
+    await env.db?.query(
+      `with gone as (select id from workspaces where name like 'bench-webhooks %'),
+       d1 as (delete from webhook_deliveries where workspace_id in (select id from gone)),
+       d2 as (delete from alerts where workspace_id in (select id from gone)),
+       d3 as (delete from audit_logs where workspace_id in (select id from gone)),
+       d4 as (delete from webhook_endpoints where workspace_id in (select id from gone))
+       select 1`,
+    );
+    await env.db?.query(
+      `delete from events where workspace_id in (select id from workspaces where name like 'bench-webhooks %')`,
+    );
+    await env.db?.query(`delete from workspaces where name like 'bench-webhooks %'`);
+  },
+  judge(medians) {
+    const lagP99 = medians.api?.[LAG]?.p99Ms;
+    const rate = medians.api?.[THROUGHPUT]?.reqPerSec;
+    const lagOk = lagP99 !== undefined && lagP99 < 1000;
+    const rateOk = rate !== undefined && rate >= 500;
+    return withoutErrors(medians, {
+      ok: lagOk && rateOk,
+      detail: `lag p99 ${lagP99?.toFixed(0) ?? '?'} ms < 1000 ${lagOk ? 'ok' : 'MISSED'}; ${rate?.toFixed(0) ?? '?'} deliveries/s >= 500 ${rateOk ? 'ok' : 'MISSED'}`,
+    });
+  },
+};

@@ -1,0 +1,31 @@
+// @tprm/client: a typed client of the tprm-api third-party risk data API, with no runtime dependency.
+export { createClient, type TprmClient } from './client.js';
+export {
+  type ApiErrorCode,
+  ConflictError,
+  type ErrorCode,
+  InsufficientScopeError,
+  InternalError,
+  InvalidApiKeyError,
+  InvalidRequestError,
+  PlanUpgradeRequiredError,
+  RateLimitExceededError,
+  ResourceNotFoundError,
+  TprmApiError,
+  TprmConnectionError,
+  TprmError,
+  UnexpectedResponseError,
+  ValidationFailedError,
+} from './errors.js';
+export type { components, operations, paths } from './generated/openapi.js';
+export { type ItemOf, Paginated } from './pagination.js';
+export type { SignatureCheck } from './signing.js';
+export type { ClientOptions, RequestOptions, RetryOptions } from './transport.js';
+export type { Body, Collection, Query, Result, Schemas } from './types.js';
+export {
+  type SignatureFailure,
+  type WebhookEvent,
+  type WebhookEventType,
+  WebhookSignatureError,
+  webhooks,
+} from './webhooks.js';

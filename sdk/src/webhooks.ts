@@ -1,0 +1,83 @@
+// Receiving webhooks: the signature check is the service's own (signing.ts, shared with the server), and the
+// event types come from the `webhooks` of the OpenAPI document.
+
+import { TprmError } from './errors.js';
+import type { webhooks as WebhookOperations } from './generated/openapi.js';
+import {
+  checkSignature,
+  DEFAULT_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  type SignatureCheck,
+  signatureHeader,
+} from './signing.js';
+
+export type WebhookEventType = keyof WebhookOperations;
+
+/** An event payload, discriminated by `type`: `if (event.type === 'alert.created') event.data.scope`. */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = {
+  [K in T]: WebhookOperations[K]['post']['requestBody']['content']['application/json'];
+}[T];
+
+export type SignatureFailure = Extract<SignatureCheck, { ok: false }>['reason'];
+
+/** The delivery's signature did not verify: answer 400 (not 5xx, which would be retried). */
+export class WebhookSignatureError extends TprmError {
+  constructor(readonly reason: SignatureFailure) {
+    super(`webhook signature rejected: ${reason}`);
+  }
+}
+
+/** The raw body as received, before any JSON parsing: re-serialized JSON would not match the signature. */
+export type RawBody = string | Buffer;
+/** The `Service-Signature` request header as a Node server gives it. */
+export type SignatureHeaderValue = string | string[] | undefined;
+
+export const webhooks = {
+  /** Name of the request header carrying the signature (`Service-Signature`). */
+  SIGNATURE_HEADER,
+
+  /**
+   * True when `header` holds a `v1` HMAC-SHA256 of `rawBody` made with `secret` and a `t` at most
+   * `toleranceSeconds` from now (default 300: the specification's 5 minutes). Never throws.
+   */
+  verify(
+    rawBody: RawBody,
+    header: SignatureHeaderValue,
+    secret: string,
+    toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  ): boolean {
+    return webhooks.check(rawBody, header, secret, toleranceSeconds).ok;
+  },
+
+  /** Like {@link verify}, with the reason of a rejection. */
+  check(
+    rawBody: RawBody,
+    header: SignatureHeaderValue,
+    secret: string,
+    toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  ): SignatureCheck {
+    // An array (a repeated header) is refused by the check as malformed input.
+    return checkSignature(rawBody, header as string, secret, toleranceSeconds);
+  },
+
+  /** The verified event, typed; throws {@link WebhookSignatureError} when the signature does not verify. */
+  constructEvent(
+    rawBody: RawBody,
+    header: SignatureHeaderValue,
+    secret: string,
+    toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  ): WebhookEvent {
+    const check = webhooks.check(rawBody, header, secret, toleranceSeconds);
+    if (!check.ok) throw new WebhookSignatureError(check.reason);
+    return JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')) as WebhookEvent;
+  },
+
+  /** A valid header for `rawBody`, to test a receiver with deliveries of your own. */
+  signatureHeader(
+    rawBody: RawBody,
+    secret: string,
+    timestampSeconds = Math.floor(Date.now() / 1000),
+  ): string {
+    return signatureHeader([secret], rawBody, timestampSeconds);
+  },
+};

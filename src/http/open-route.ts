@@ -1,0 +1,53 @@
+// Public routes outside /v1 that need no API key (decision 4): the signed PDF download and the API reference.
+// They declare their contract like API routes do, so the OpenAPI document describes them from the same
+// schemas that check their requests here.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type TObject, type TSchema, Type } from 'typebox';
+import type { Services } from '../app.js';
+import { notFound } from './errors.js';
+import type { ResponseSpec } from './route.js';
+import { checker } from './validation.js';
+
+export interface OpenRouteDef {
+  method: 'GET';
+  /** Fastify path, outside /v1, e.g. `/files/:token`. */
+  url: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Schema of each path parameter. */
+  params?: Record<string, TSchema>;
+  /** The query parameters the route reads; others are ignored. */
+  query?: TObject;
+  responses: Record<number, ResponseSpec>;
+  handler(
+    request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, string> }>,
+    reply: FastifyReply,
+    services: Services,
+  ): Promise<FastifyReply>;
+}
+
+export function registerOpenRoutes(
+  app: FastifyInstance,
+  services: Services,
+  routes: readonly OpenRouteDef[],
+) {
+  for (const route of routes) {
+    const checkParams = checker(Type.Object(route.params ?? {}));
+    const declared = Object.keys(route.query?.properties ?? {});
+    const checkQuery = route.query ? checker(route.query) : () => null;
+    app.route<{ Params: Record<string, string>; Querystring: Record<string, string> }>({
+      method: route.method,
+      url: route.url,
+      handler: async (request, reply) => {
+        const query = Object.fromEntries(
+          Object.entries(request.query).filter(([name]) => declared.includes(name)),
+        );
+        // These URLs are fixed or issued by the service: one that fails its schema names nothing (decision 4).
+        if (checkParams(request.params) || checkQuery(query)) throw notFound();
+        return route.handler(request, reply, services);
+      },
+    });
+  }
+}

@@ -1,0 +1,409 @@
+// The OpenAPI 3.1 document, generated from the route tables: the same TypeBox schemas that validate requests
+// and serialize responses, the scopes the pipeline checks, the errors and headers it produces. Nothing here
+// names a route: a route added to a table is described without touching this file.
+import { STATUS_CODES } from 'node:http';
+import type { TSchema } from 'typebox';
+import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
+import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../http/errors.js';
+import { RESPONSE_HEADERS, type ResponseHeader } from '../http/headers.js';
+import { IdempotencyKeyHeader } from '../http/idempotency.js';
+import type { OpenRouteDef } from '../http/open-route.js';
+import {
+  API_PREFIX,
+  INTERNAL_ERROR_DESCRIPTION,
+  NOT_FOUND_DESCRIPTION,
+  pathParameters,
+  pipelineErrors,
+  pipelineHeaders,
+  RATE_LIMIT_HEADERS,
+  type ResponseSpec,
+  type RouteDef,
+} from '../http/route.js';
+import { STAMPED_HEADERS } from '../http/server.js';
+import { Uuid } from '../resources/fields.js';
+import { exampleOf, exampleUuid, type Json, type JsonSchema } from './examples.js';
+
+const SCHEMAS = '#/components/schemas/';
+const JSON_MEDIA = 'application/json';
+const SECURITY_SCHEME = 'bearerAuth';
+/** The request id shown in example error bodies. */
+const EXAMPLE_REQUEST_ID = exampleUuid('request_id');
+
+const INFO = {
+  title: 'Third-party risk data API',
+  version: '1.0.0',
+  description: [
+    "Server-to-server access to one workspace's third-party risk data: suppliers, assessments, reports, assets,",
+    'business context, risks, action plans, alerts, insights and the audit trail, with a few writes.',
+    '',
+    '- **Authentication**: `Authorization: Bearer <API key>` on every `/v1` request. The workspace is the',
+    "  key's; each operation names the scope it needs (`x-required-scope`). `pii:read` only un-redacts",
+    '  personal fields, which are otherwise absent (never null).',
+    '- **Errors**: one shape everywhere (`Error`); clients branch on `error.code`. Any other path or method',
+    '  (OPTIONS included) answers `404 resource_not_found` before authentication (the `NotFound` response).',
+    '- **Headers**: every response carries `X-Request-Id` and `Cache-Control: no-store`; once the workspace is',
+    '  known, the `X-RateLimit-*` headers of the bucket closest to its ceiling. `HEAD` behaves as `GET`',
+    '  without a body.',
+    '- **Collections**: `data` and `meta`; cursor-paged ones take `limit` and `cursor` (opaque, bound to the',
+    '  endpoint and its filters).',
+    '- **Webhooks**: `webhooks` describes the body of each event the service POSTs to registered endpoints,',
+    '  signed in `Service-Signature`.',
+  ].join('\n'),
+};
+
+type Operation = Record<string, unknown>;
+
+/** Turns TypeBox schemas into plain JSON Schema and hoists every titled schema into components. */
+class SchemaRegistry {
+  readonly components: Record<string, JsonSchema> = {};
+
+  /** The schema as the document shows it: titled parts become `$ref`s. */
+  ref(schema: unknown): JsonSchema {
+    return this.hoist(plain(schema));
+  }
+
+  private hoist(schema: JsonSchema): JsonSchema {
+    const walked = mapSubschemas(schema, (child) => this.hoist(child));
+    if (walked.discriminator) walked.discriminator = this.mapped(walked);
+    if (typeof walked.title !== 'string') return walked;
+    const name = walked.title;
+    const known = this.components[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(walked))
+      throw new Error(`two different schemas are titled ${name}`);
+    this.components[name] = walked;
+    return { $ref: `${SCHEMAS}${name}` };
+  }
+
+  /** Discriminators name their shapes explicitly: the implicit mapping would look for a schema per value. */
+  private mapped(schema: JsonSchema): { propertyName: string; mapping: Record<string, string> } {
+    const { propertyName } = schema.discriminator as { propertyName: string };
+    const mapping: Record<string, string> = {};
+    for (const branch of (schema.oneOf ?? []) as JsonSchema[]) {
+      const ref = branch.$ref as string | undefined;
+      const shape = ref ? this.components[ref.slice(SCHEMAS.length)] : undefined;
+      const values = (shape?.properties as Record<string, JsonSchema> | undefined)?.[propertyName]?.enum;
+      if (!ref || !Array.isArray(values) || values.length !== 1)
+        throw new Error(`a oneOf discriminated by ${propertyName} needs titled shapes, each with one value`);
+      mapping[String(values[0])] = ref;
+    }
+    return { propertyName, mapping };
+  }
+}
+
+/** JSON Schema keywords holding one subschema, a list of them, or a map of them. */
+const ONE = ['items', 'additionalProperties', 'not'];
+const LIST = ['anyOf', 'oneOf', 'allOf'];
+const MAP = ['properties', 'patternProperties'];
+
+function mapSubschemas(schema: JsonSchema, map: (child: JsonSchema) => JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  for (const keyword of ONE) {
+    const child = schema[keyword];
+    if (child && typeof child === 'object') out[keyword] = map(child as JsonSchema);
+  }
+  for (const keyword of LIST) {
+    if (Array.isArray(schema[keyword])) out[keyword] = (schema[keyword] as JsonSchema[]).map(map);
+  }
+  for (const keyword of MAP) {
+    const children = schema[keyword] as Record<string, JsonSchema> | undefined;
+    if (children)
+      out[keyword] = Object.fromEntries(Object.entries(children).map(([key, child]) => [key, map(child)]));
+  }
+  return out;
+}
+
+/** A TypeBox schema as plain JSON (its symbols and non-enumerable markers dropped). */
+function plain(schema: unknown): JsonSchema {
+  return JSON.parse(JSON.stringify(schema)) as JsonSchema;
+}
+
+/** `/risks/:id/treatments` → `/risks/{id}/treatments`. */
+const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+
+/** Header components: one per header, and an `.optional` variant where some responses may lack it. */
+class HeaderRegistry {
+  readonly components: Record<string, unknown> = {};
+
+  refs(required: readonly ResponseHeader[], optional: readonly ResponseHeader[] = []) {
+    const headers: Record<string, { $ref: string }> = {};
+    for (const [names, isRequired] of [
+      [required, true],
+      [optional, false],
+    ] as const) {
+      for (const name of names) {
+        const key = isRequired ? name : `${name}.optional`;
+        const { description, schema } = RESPONSE_HEADERS[name];
+        this.components[key] ??= { description, required: isRequired, schema: plain(schema) };
+        headers[name] = { $ref: `#/components/headers/${key}` };
+      }
+    }
+    return headers;
+  }
+}
+
+function errorExamples(errors: readonly ApiError[]): Record<string, unknown> {
+  if (errors.length === 1) return { example: errorExample(errors[0] as ApiError) };
+  const examples: Record<string, { summary: string; value: Json }> = {};
+  for (const error of errors) {
+    const reason = error.details?.reason;
+    let key = typeof reason === 'string' ? reason : error.code;
+    for (let n = 2; key in examples; n++) key = `${error.code}_${n}`;
+    examples[key] = { summary: error.message, value: errorExample(error) };
+  }
+  return { examples };
+}
+
+const errorExample = (error: ApiError) => JSON.parse(errorBody(error, EXAMPLE_REQUEST_ID)) as Json;
+
+function parameter(name: string, location: 'path' | 'query' | 'header', schema: unknown, required: boolean) {
+  const { description, ...rest } = plain(schema);
+  return { name, in: location, required, ...(description ? { description } : {}), schema: rest };
+}
+
+function queryParameters(query: RouteDef['query']) {
+  if (!query) return [];
+  const required = new Set(query.required ?? []);
+  return Object.entries(query.properties).map(([name, schema]) =>
+    parameter(name, 'query', schema, required.has(name)),
+  );
+}
+
+/**
+ * A response that most operations with its status give (a generic one) becomes a component named after the
+ * status (`TooManyRequests`); variants particular to a few operations stay inline.
+ */
+function shareResponses(
+  paths: Record<string, Record<string, unknown>>,
+  seeded: Record<string, unknown>,
+): Record<string, unknown> {
+  const operations = Object.values(paths).flatMap((item) =>
+    Object.entries(item)
+      .filter(([key]) => key !== 'servers')
+      .map(([, operation]) => operation as { responses: Record<string, unknown> }),
+  );
+  const uses = new Map<string, { status: string; count: number }>();
+  const withStatus = new Map<string, number>();
+  for (const operation of operations) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const key = JSON.stringify(response);
+      uses.set(key, { status, count: (uses.get(key)?.count ?? 0) + 1 });
+      withStatus.set(status, (withStatus.get(status) ?? 0) + 1);
+    }
+  }
+  const shared = new Map<string, string>();
+  const components: Record<string, unknown> = {};
+  for (const [name, response] of Object.entries(seeded)) {
+    shared.set(JSON.stringify(response), name);
+    components[name] = response;
+  }
+  for (const [key, { status, count }] of uses) {
+    const name = (STATUS_CODES[Number(status)] ?? status).replace(/[^A-Za-z]/g, '');
+    if (count < 2 || count * 2 <= (withStatus.get(status) ?? 0) || shared.has(key) || name in components)
+      continue;
+    shared.set(key, name);
+    components[name] = JSON.parse(key);
+  }
+  for (const operation of operations) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const name = shared.get(JSON.stringify(response));
+      if (name) operation.responses[status] = { $ref: `#/components/responses/${name}` };
+    }
+  }
+  return components;
+}
+
+export function buildOpenApiDocument(api: {
+  routes: readonly RouteDef[];
+  openRoutes: readonly OpenRouteDef[];
+  /** The payload schema of each webhook event type. */
+  events: Readonly<Record<string, TSchema>>;
+}): Record<string, unknown> {
+  const schemas = new SchemaRegistry();
+  const headers = new HeaderRegistry();
+  const errorRef = schemas.ref(ErrorSchema);
+  const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Map<string, { scopes: Set<string>; open: boolean }>();
+
+  const content = (schema: unknown, example: Json | undefined) => ({
+    [JSON_MEDIA]: { schema: schemas.ref(schema), ...(example === undefined ? {} : { example }) },
+  });
+
+  const response = (
+    spec: ResponseSpec,
+    pipeline: { required: readonly ResponseHeader[]; optional: readonly ResponseHeader[] },
+    errors: readonly ApiError[],
+  ) => {
+    const body = spec.schema
+      ? content(spec.schema, exampleOf(plain(spec.schema), { minimal: false }))
+      : spec.mediaTypes
+        ? Object.fromEntries(spec.mediaTypes.map((type) => [type, {}]))
+        : errors.length > 0
+          ? { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(errors) } }
+          : undefined;
+    return {
+      description: spec.description,
+      headers: headers.refs([...pipeline.required, ...(spec.headers ?? [])], pipeline.optional),
+      ...(body ? { content: body } : {}),
+    };
+  };
+
+  const addOperation = (path: string, method: string, operation: Operation, servers?: unknown) => {
+    const item = paths[path] ?? (servers ? { servers } : {});
+    paths[path] = item;
+    if (item[method]) throw new Error(`${method.toUpperCase()} ${path} is declared twice`);
+    item[method] = operation;
+  };
+
+  const tagOf = (name: string) => {
+    const tag = tags.get(name) ?? { scopes: new Set<string>(), open: false };
+    tags.set(name, tag);
+    return tag;
+  };
+
+  for (const route of api.routes) {
+    tagOf(route.tag).scopes.add(route.scope);
+    const pipeline = pipelineErrors(route);
+    const statuses = [...new Set([...Object.keys(route.responses), ...Object.keys(pipeline)].map(Number))];
+    const responses: Record<string, unknown> = {};
+    for (const status of statuses.sort((a, b) => a - b)) {
+      const declared = route.responses[status];
+      const fromPipeline = pipeline[status];
+      const spec: ResponseSpec = declared ?? { description: fromPipeline?.description ?? '' };
+      const errors = [...(fromPipeline?.examples ?? []), ...(declared?.errors ?? [])];
+      responses[status] = response(spec, pipelineHeaders(route, status), errors);
+    }
+    addOperation(openApiPath(route.url), route.method.toLowerCase(), {
+      operationId: route.operationId,
+      tags: [route.tag],
+      summary: route.summary,
+      description: [route.description, `Needs the \`${route.scope}\` scope.`].filter(Boolean).join('\n\n'),
+      'x-required-scope': route.scope,
+      security: [{ [SECURITY_SCHEME]: [route.scope] }],
+      parameters: [
+        ...pathParameters(route.url).map((name) => parameter(name, 'path', Uuid, true)),
+        ...queryParameters(route.query),
+        ...(route.idempotent ? [parameter('Idempotency-Key', 'header', IdempotencyKeyHeader, true)] : []),
+      ],
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: content(route.body, exampleOf(plain(route.body), { minimal: true })),
+            },
+          }
+        : {}),
+      responses,
+    });
+  }
+
+  for (const route of api.openRoutes) {
+    tagOf(route.tag).open = true;
+    // registerOpenRoutes answers 404 when a parameter fails its schema; any route may fail with a 500.
+    const all: Record<number, ResponseSpec> = { ...route.responses };
+    if (route.params !== undefined || route.query !== undefined)
+      all[404] ??= { description: 'Nothing is served at this URL.', errors: [notFound()] };
+    all[500] = { description: INTERNAL_ERROR_DESCRIPTION, errors: [internalError()] };
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(all))
+      responses[status] = response(spec, { required: STAMPED_HEADERS, optional: [] }, spec.errors ?? []);
+    addOperation(
+      openApiPath(route.url),
+      route.method.toLowerCase(),
+      {
+        operationId: route.operationId,
+        tags: [route.tag],
+        summary: route.summary,
+        description: [route.description, 'Needs no API key.'].filter(Boolean).join('\n\n'),
+        security: [],
+        parameters: [
+          ...Object.entries(route.params ?? {}).map(([name, schema]) =>
+            parameter(name, 'path', schema, true),
+          ),
+          ...queryParameters(route.query),
+        ],
+        responses,
+      },
+      [{ url: '/', description: 'Outside the versioned API.' }],
+    );
+  }
+
+  // The answer to any path or method the document does not have (decision 4): the API's own 404, whose
+  // rate-limit headers are then absent since no key was looked at.
+  const notFoundResponse = response(
+    { description: NOT_FOUND_DESCRIPTION },
+    { required: STAMPED_HEADERS, optional: RATE_LIMIT_HEADERS },
+    [notFound()],
+  );
+  const responses = shareResponses(paths, { NotFound: notFoundResponse });
+
+  // Outbound deliveries (risk-data-api.md "Events"; decisions 21, 24, 25): what a receiver is sent.
+  const webhooks: Record<string, unknown> = {};
+  for (const [type, schema] of Object.entries(api.events)) {
+    webhooks[type] = {
+      post: {
+        operationId: `on${type.replace(/(?:^|[._])(\w)/g, (_, letter: string) => letter.toUpperCase())}`,
+        summary: `The ${type} event`,
+        description:
+          'Sent as a `POST` with `Content-Type: application/json`. Verify `Service-Signature` over the raw ' +
+          'body before parsing it, and deduplicate on `event_id`: delivery is at least once.',
+        security: [],
+        parameters: [
+          {
+            name: SIGNATURE_HEADER,
+            in: 'header',
+            required: true,
+            description:
+              '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>`; one ' +
+              '`v1` per valid secret while a secret is being rotated. Reject a `t` older than 5 minutes.',
+            schema: { type: 'string' },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: content(schema, exampleOf(plain(schema), { minimal: false })),
+        },
+        responses: {
+          '2XX': { description: 'Acknowledges the delivery.' },
+          default: {
+            description:
+              'Any other answer, or none in time, is a failure and the attempt is retried later. Answer 400 ' +
+              'to a signature that does not verify.',
+          },
+        },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: INFO,
+    servers: [{ url: API_PREFIX, description: 'The API, relative to the host serving this document.' }],
+    tags: [...tags].map(([name, { scopes, open }]) => ({
+      name,
+      description: [
+        scopes.size > 0 ? `Scopes: ${[...scopes].map((scope) => `\`${scope}\``).join(', ')}.` : '',
+        open ? `${scopes.size > 0 ? 'Some operations need' : 'Needs'} no API key.` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+    })),
+    paths,
+    webhooks,
+    components: {
+      schemas: sorted(schemas.components),
+      responses: sorted(responses),
+      headers: sorted(headers.components),
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key of the workspace (`tprm_…`), created in the web application. Each operation names ' +
+            'the scope it needs.',
+        },
+      },
+    },
+  };
+}
+
+const sorted = <T>(record: Record<string, T>) =>
+  Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));

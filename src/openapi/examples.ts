@@ -1,0 +1,94 @@
+// Examples generated from the schemas themselves, so that an example can never list a field the schema does
+// not have. A schema may carry `examples` where no generic value fits (a pattern, an identifier format).
+import { createHash } from 'node:crypto';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** An instant as the service writes it (`iso()` in SQL: microseconds, UTC). */
+const INSTANT = '2025-06-02T09:30:00.000000Z';
+
+/** A stable uuid per field name, so examples are reproducible and the ids of different fields differ. */
+export function exampleUuid(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function stringExample(schema: JsonSchema, name: string): string {
+  switch (schema.format) {
+    case 'uuid':
+      return exampleUuid(name);
+    case 'date-time':
+      return INSTANT;
+    case 'date':
+      return INSTANT.slice(0, 10);
+    case 'email':
+      return 'jane.doe@acme.example';
+    case 'uri':
+      return 'https://acme.example/';
+  }
+  if (schema.pattern !== undefined)
+    throw new Error(`the schema of "${name}" has a pattern: give it \`examples\``);
+  const min = (schema.minLength as number | undefined) ?? 0;
+  const max = (schema.maxLength as number | undefined) ?? Number.POSITIVE_INFINITY;
+  const text = `Example ${name.replaceAll('_', ' ') || 'text'}`.slice(0, max);
+  return text.padEnd(min, 'x');
+}
+
+/** The default, else the minimum (counts and scores start there, so derived examples agree), else 42. */
+function numberExample(schema: JsonSchema): number {
+  if (typeof schema.default === 'number') return schema.default;
+  if (typeof schema.minimum === 'number') return schema.minimum;
+  return Math.min(42, (schema.maximum as number | undefined) ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * An example value of a JSON Schema. `minimal` keeps only required properties (request bodies: the smallest
+ * valid request); otherwise every property is shown (responses: what a key with every scope receives). An
+ * array of a `oneOf` shows one element of each shape.
+ */
+export function exampleOf(schema: JsonSchema, options: { minimal: boolean }, name = ''): Json | undefined {
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0] as Json;
+  if (schema.const !== undefined) return schema.const as Json;
+  if (Array.isArray(schema.enum)) return schema.enum[0] as Json;
+  const branches = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
+  if (branches) {
+    const branch = branches.find((candidate) => candidate.type !== 'null') ?? branches[0];
+    return branch ? exampleOf(branch, options, name) : undefined;
+  }
+  switch (schema.type) {
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      const required = new Set((schema.required ?? []) as string[]);
+      const value: Record<string, Json> = {};
+      for (const [key, property] of Object.entries(properties)) {
+        if (options.minimal && !required.has(key)) continue;
+        const example = exampleOf(property, options, key);
+        if (example !== undefined) value[key] = example;
+      }
+      return value;
+    }
+    case 'array': {
+      if (schema.maxItems === 0) return [];
+      const items = (schema.items ?? {}) as JsonSchema;
+      const shapes = Array.isArray(items.oneOf) ? (items.oneOf as JsonSchema[]) : [items];
+      return shapes.flatMap((shape) => {
+        const example = exampleOf(shape, options, name);
+        return example === undefined ? [] : [example];
+      });
+    }
+    case 'string':
+      return stringExample(schema, name);
+    case 'integer':
+      return Math.ceil(numberExample(schema));
+    case 'number':
+      return numberExample(schema);
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      // No type (an unconstrained value): nothing to show.
+      return undefined;
+  }
+}

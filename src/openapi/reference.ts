@@ -1,0 +1,158 @@
+// The API reference on the public listener, outside /v1 and without a key (decision 4): the OpenAPI document
+// at GET /openapi.json and a Swagger UI page at GET /docs that works offline. The page loads only files
+// served from here (the swagger-ui-dist bundle and a small initializer), uses the system fonts, and its
+// Content-Security-Policy forbids anything else. Swagger UI's one outbound request, the online validator
+// badge, is not part of this layout and is switched off besides (validatorUrl null).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Type } from 'typebox';
+import { notFound } from '../http/errors.js';
+import type { ResponseHeader } from '../http/headers.js';
+import type { OpenRouteDef } from '../http/open-route.js';
+import { StringEnum } from '../resources/fields.js';
+import { openRoutes, publicRoutes } from '../resources/index.js';
+import { WebhookEventPayloads } from '../resources/webhooks/schema.js';
+import { buildOpenApiDocument } from './document.js';
+
+const TAG = 'API reference';
+
+let text: string | undefined;
+
+/** The document as committed in openapi.json and served at GET /openapi.json (built once per process). */
+export function apiDocumentText(): string {
+  text ??= `${JSON.stringify(
+    buildOpenApiDocument({
+      routes: publicRoutes,
+      openRoutes: servedOpenRoutes,
+      events: WebhookEventPayloads,
+    }),
+    null,
+    2,
+  )}\n`;
+  return text;
+}
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  // Swagger UI's stylesheet draws its icons from data: URIs.
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const PAGE_HEADERS: readonly ResponseHeader[] = [
+  'Content-Security-Policy',
+  'X-Content-Type-Options',
+  'Referrer-Policy',
+];
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Third-party risk data API reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/reference.js"></script>
+</body>
+</html>
+`;
+
+// validatorUrl null: a layout with the badge would otherwise send the document's URL to validator.swagger.io.
+const INITIALIZER = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  validatorUrl: null,
+  deepLinking: true,
+  displayOperationId: true,
+  defaultModelsExpandDepth: 0,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
+});
+`;
+
+const swaggerUi = (file: string) => () =>
+  readFileSync(createRequire(import.meta.url).resolve(`swagger-ui-dist/${file}`));
+
+/** The files the page loads, read once on first use. */
+const ASSETS: Record<string, { type: string; read: () => Buffer | string }> = {
+  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', read: swaggerUi('swagger-ui-bundle.js') },
+  'swagger-ui.css': { type: 'text/css; charset=utf-8', read: swaggerUi('swagger-ui.css') },
+  'reference.js': { type: 'text/javascript; charset=utf-8', read: () => INITIALIZER },
+};
+const loaded = new Map<string, Buffer | string>();
+
+export const apiReferenceRoutes: OpenRouteDef[] = [
+  {
+    method: 'GET',
+    url: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: TAG,
+    summary: 'This OpenAPI 3.1 document',
+    responses: {
+      200: {
+        description: 'The OpenAPI document of the API.',
+        schema: Type.Object(
+          { openapi: Type.String({ examples: ['3.1.0'] }) },
+          { additionalProperties: true, description: 'An OpenAPI 3.1 document.' },
+        ),
+      },
+    },
+    async handler(_request, reply) {
+      return reply.header('content-type', 'application/json; charset=utf-8').send(apiDocumentText());
+    },
+  },
+  {
+    method: 'GET',
+    url: '/docs',
+    operationId: 'getApiReferencePage',
+    tag: TAG,
+    summary: 'The API reference page, rendered from this document',
+    description: 'Works offline: the page loads nothing from outside this service.',
+    responses: { 200: { description: 'An HTML page.', mediaTypes: ['text/html'], headers: PAGE_HEADERS } },
+    async handler(_request, reply) {
+      return reply.headers(pageHeaders('text/html; charset=utf-8')).send(PAGE);
+    },
+  },
+  {
+    method: 'GET',
+    url: '/docs/:file',
+    operationId: 'getApiReferenceFile',
+    tag: TAG,
+    summary: 'A script or stylesheet of the API reference page',
+    params: { file: StringEnum(Object.keys(ASSETS)) },
+    responses: {
+      200: { description: 'The file.', mediaTypes: ['text/javascript', 'text/css'], headers: PAGE_HEADERS },
+      404: { description: 'No such file.', errors: [notFound('file')] },
+    },
+    async handler(request, reply) {
+      const name = request.params.file as string;
+      const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+      if (!asset) throw notFound('file');
+      const body = loaded.get(name) ?? asset.read();
+      loaded.set(name, body);
+      return reply.headers(pageHeaders(asset.type)).send(body);
+    },
+  },
+];
+
+/** Every public route outside /v1: the resources' and the reference's. */
+export const servedOpenRoutes: OpenRouteDef[] = [...openRoutes, ...apiReferenceRoutes];
+
+function pageHeaders(type: string): Record<string, string> {
+  return {
+    'content-type': type,
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}

@@ -1,0 +1,316 @@
+// Management of webhook endpoints (management-api.md) and the delivery operations of decision P30-P33:
+// register, change and delete endpoints, rotate a signing secret with an overlap, replay one delivery or
+// every failed delivery of an endpoint in a time range, and read an endpoint's recent attempts.
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { generateSigningSecret } from '../../../sdk/src/signing.js';
+import { checkWebhookUrl } from '../../events/address-policy.js';
+import { DELIVERY_CHANNEL } from '../../events/outbox.js';
+import { parseDuration } from '../../events/retry-schedule.js';
+import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import type { AdminRegistrar } from '../../management/app.js';
+import { type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
+import { recordAudit } from '../../storage/audit.js';
+import type { Queryable } from '../../storage/db.js';
+import {
+  EndpointReplay,
+  SecretRotation,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointPatch,
+} from './schema.js';
+
+const endpointJson = WebhookEndpoint.json('t', { pii: true });
+const deliveryJson = WebhookDelivery.json('t', { pii: true });
+const DEFAULT_OVERLAP_MS = 24 * 3_600_000;
+const MAX_OVERLAP_MS = 7 * 24 * 3_600_000;
+/** Attempts shown by the admin listing of one endpoint (the public API pages through all of them). */
+const RECENT_ATTEMPTS = 100;
+
+const readEndpoint = (q: Queryable, id: string) =>
+  one(q, `select ${endpointJson} as j from webhook_endpoints t where t.id = $1`, [id], 'webhook endpoint');
+
+/** The endpoint JSON with a freshly issued secret, shown in this response only. */
+const withSecret = (json: string, secret: string, extra = '') =>
+  `${json.slice(0, -1)},"signing_secret":${JSON.stringify(secret)}${extra}}`;
+
+function checkUrl(op: Operator, url: string): void {
+  const problem = checkWebhookUrl(url, { allowInsecure: op.allowInsecureWebhookUrls });
+  if (problem) throw validationFailed({ url: problem });
+}
+
+interface EndpointInput {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+export async function createWebhookEndpoint(
+  op: Operator,
+  workspaceId: string,
+  input: Required<Pick<EndpointInput, 'url' | 'events'>> & EndpointInput,
+): Promise<string> {
+  checkUrl(op, input.url);
+  const id = randomUUID();
+  const secret = generateSigningSecret();
+  const json = await op.db.transaction(async (tx) => {
+    await requireWorkspace(tx, workspaceId);
+    await tx.query(
+      `insert into webhook_endpoints (workspace_id, id, url, description, events, signing_secret)
+       values ($1, $2, $3, $4, $5::text[], $6)`,
+      [workspaceId, id, input.url, input.description ?? null, input.events, secret],
+    );
+    await recordAudit(tx, {
+      ...systemActor(op, workspaceId),
+      action: 'webhook_endpoint.created',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      metadata: { url: input.url, events: input.events },
+    });
+    return readEndpoint(tx, id);
+  });
+  return withSecret(json, secret);
+}
+
+async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointInput): Promise<string> {
+  if (input.url !== undefined) checkUrl(op, input.url);
+  return op.db.transaction(async (tx) => {
+    const [row] = await tx.query<{ workspace_id: string }>(
+      `update webhook_endpoints set url = coalesce($2, url), events = coalesce($3::text[], events),
+              description = case when $4::boolean then $5 else description end,
+              enabled = coalesce($6, enabled), updated_at = now()
+        where id = $1 returning workspace_id`,
+      [
+        id,
+        input.url ?? null,
+        input.events ?? null,
+        'description' in input,
+        input.description ?? null,
+        input.enabled ?? null,
+      ],
+    );
+    if (!row) throw notFound('webhook endpoint');
+    await recordAudit(tx, {
+      ...systemActor(op, row.workspace_id),
+      action: 'webhook_endpoint.updated',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      metadata: { changes: Object.keys(input) },
+    });
+    // Re-enabling releases attempts that came due while the endpoint was disabled.
+    if (input.enabled === true) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
+    return readEndpoint(tx, id);
+  });
+}
+
+async function deleteWebhookEndpoint(op: Operator, id: string): Promise<void> {
+  await op.db.transaction(async (tx) => {
+    const [row] = await tx.query<{ workspace_id: string }>(
+      'delete from webhook_endpoints where id = $1 returning workspace_id',
+      [id],
+    );
+    if (!row) throw notFound('webhook endpoint');
+    // Attempts not yet started will never be: drop them. Attempts made stay readable as history.
+    await tx.query(
+      `delete from webhook_deliveries where workspace_id = $1 and endpoint_id = $2 and status = 'pending'`,
+      [row.workspace_id, id],
+    );
+    await recordAudit(tx, {
+      ...systemActor(op, row.workspace_id),
+      action: 'webhook_endpoint.deleted',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+    });
+  });
+}
+
+async function rotateSigningSecret(op: Operator, id: string, input: { overlap?: string }): Promise<string> {
+  const overlapMs = input.overlap === undefined ? DEFAULT_OVERLAP_MS : parseDuration(input.overlap);
+  if (overlapMs > MAX_OVERLAP_MS) throw validationFailed({ overlap: 'must be at most 7 days (168h)' });
+  const secret = generateSigningSecret();
+  return op.db.transaction(async (tx) => {
+    const [row] = await tx.query<{ workspace_id: string; expires: string }>(
+      `update webhook_endpoints
+          set previous_signing_secret = signing_secret, signing_secret = $2,
+              previous_secret_expires_at = clock_timestamp() + $3 * interval '1 millisecond', updated_at = now()
+        where id = $1
+        returning workspace_id, iso(previous_secret_expires_at) as expires`,
+      [id, secret, overlapMs],
+    );
+    if (!row) throw notFound('webhook endpoint');
+    await recordAudit(tx, {
+      ...systemActor(op, row.workspace_id),
+      action: 'webhook_endpoint.secret_rotated',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      metadata: { overlap_ms: overlapMs },
+    });
+    const json = await readEndpoint(tx, id);
+    return withSecret(json, secret, `,"previous_secret_expires_at":${JSON.stringify(row.expires)}`);
+  });
+}
+
+/**
+ * Inserts, due now, the replay attempts chosen by `source` (rows of event_id, event_type, next_attempt over
+ * $1 workspace and $2 endpoint), wakes the dispatchers, and returns the new attempts.
+ */
+async function insertReplays(tx: Queryable, source: string, params: unknown[]): Promise<string[]> {
+  const rows = await tx.query<{ j: string }>(
+    `insert into webhook_deliveries as t
+            (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at, replay)
+     select $1, gen_random_uuid(), $2, c.event_id, c.event_type, c.next_attempt, 'pending', clock_timestamp(), true
+       from (${source}) c
+     on conflict do nothing
+     returning ${deliveryJson} as j`,
+    params,
+  );
+  if (rows.length > 0) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
+  return rows.map((row) => row.j);
+}
+
+async function endpointState(tx: Queryable, workspaceId: string, endpointId: string): Promise<void> {
+  const [endpoint] = await tx.query<{ enabled: boolean }>(
+    'select enabled from webhook_endpoints where workspace_id = $1 and id = $2',
+    [workspaceId, endpointId],
+  );
+  if (!endpoint) {
+    throw conflict('The endpoint of this delivery was deleted.', { reason: 'endpoint_deleted' });
+  }
+  if (!endpoint.enabled) {
+    throw conflict('The endpoint is disabled: enable it before replaying.', { reason: 'endpoint_disabled' });
+  }
+}
+
+async function replayDelivery(op: Operator, deliveryId: string): Promise<string> {
+  return op.db.transaction(async (tx) => {
+    const [source] = await tx.query<{ workspace_id: string; endpoint_id: string; event_id: string }>(
+      'select workspace_id, endpoint_id, event_id from webhook_deliveries where id = $1',
+      [deliveryId],
+    );
+    if (!source) throw notFound('webhook delivery');
+    await endpointState(tx, source.workspace_id, source.endpoint_id);
+    // The next attempt number; none while an attempt of this event to this endpoint is still due or in
+    // flight (a concurrent replay that won the number also lands here, through `on conflict do nothing`).
+    const [replay] = await insertReplays(
+      tx,
+      `select d.event_id, d.event_type, max(d.attempt) + 1 as next_attempt
+         from webhook_deliveries d
+        where d.workspace_id = $1 and d.endpoint_id = $2 and d.event_id = $3
+        group by d.event_id, d.event_type
+       having not bool_or(d.status in ('pending', 'delivering'))`,
+      [source.workspace_id, source.endpoint_id, source.event_id],
+    );
+    if (!replay) {
+      throw conflict('This event is already being delivered to this endpoint.', {
+        reason: 'delivery_in_progress',
+      });
+    }
+    await recordAudit(tx, {
+      ...systemActor(op, source.workspace_id),
+      action: 'webhook_delivery.replayed',
+      targetType: 'webhook_delivery',
+      targetId: deliveryId,
+      metadata: { event_id: source.event_id, endpoint_id: source.endpoint_id },
+    });
+    return replay;
+  });
+}
+
+async function replayEndpoint(
+  op: Operator,
+  endpointId: string,
+  input: { from: string; to?: string },
+): Promise<string> {
+  if (input.to !== undefined && Date.parse(input.to) < Date.parse(input.from)) {
+    throw validationFailed({ to: 'must not be before from' });
+  }
+  return op.db.transaction(async (tx) => {
+    const [endpoint] = await tx.query<{ workspace_id: string }>(
+      'select workspace_id from webhook_endpoints where id = $1',
+      [endpointId],
+    );
+    if (!endpoint) throw notFound('webhook endpoint');
+    await endpointState(tx, endpoint.workspace_id, endpointId);
+    // Every event whose delivery failed in the range (an attempt failed or exhausted then) and that is
+    // neither delivered since nor still due or in flight.
+    const replays = await insertReplays(
+      tx,
+      `select d.event_id, d.event_type, max(d.attempt) + 1 as next_attempt
+         from webhook_deliveries d
+        where d.workspace_id = $1 and d.endpoint_id = $2
+        group by d.event_id, d.event_type
+       having bool_or(d.status in ('failed', 'exhausted') and d.attempted_at >= $3::timestamptz
+                      and ($4::timestamptz is null or d.attempted_at <= $4::timestamptz))
+          and not bool_or(d.status in ('pending', 'delivering', 'delivered'))`,
+      [endpoint.workspace_id, endpointId, input.from, input.to ?? null],
+    );
+    await recordAudit(tx, {
+      ...systemActor(op, endpoint.workspace_id),
+      action: 'webhook_endpoint.deliveries_replayed',
+      targetType: 'webhook_endpoint',
+      targetId: endpointId,
+      metadata: { from: input.from, to: input.to ?? null, replayed: replays.length },
+    });
+    return `{"replayed":${replays.length},"data":[${replays.join(',')}]}`;
+  });
+}
+
+async function recentAttempts(q: Queryable, endpointId: string): Promise<string> {
+  const [endpoint] = await q.query<{ workspace_id: string }>(
+    'select workspace_id from webhook_endpoints where id = $1',
+    [endpointId],
+  );
+  if (!endpoint) throw notFound('webhook endpoint');
+  const rows = await q.query<{ j: string }>(
+    `select ${deliveryJson} as j from webhook_deliveries t
+      where t.workspace_id = $1 and t.endpoint_id = $2
+      order by t.attempted_at desc, t.id desc limit ${RECENT_ATTEMPTS}`,
+    [endpoint.workspace_id, endpointId],
+  );
+  return `{"data":[${rows.map((row) => row.j).join(',')}]}`;
+}
+
+const param = (request: FastifyRequest) => (request.params as { id: string }).id;
+// biome-ignore lint/suspicious/noExplicitAny: bodies are validated against their schema before use
+const body = (request: FastifyRequest) => request.body as any;
+
+export const webhooksAdmin: AdminRegistrar = (route, services) => {
+  route(
+    'POST',
+    '/workspaces/:id/webhook-endpoints',
+    201,
+    (request, op) => createWebhookEndpoint(op, param(request), body(request)),
+    WebhookEndpointCreate,
+  );
+  route(
+    'PATCH',
+    '/webhook-endpoints/:id',
+    200,
+    (request, op) => updateWebhookEndpoint(op, param(request), body(request)),
+    WebhookEndpointPatch,
+  );
+  route('DELETE', '/webhook-endpoints/:id', 204, async (request, op) => {
+    await deleteWebhookEndpoint(op, param(request));
+    return undefined;
+  });
+  route(
+    'POST',
+    '/webhook-endpoints/:id/rotate-secret',
+    200,
+    (request, op) => rotateSigningSecret(op, param(request), body(request) ?? {}),
+    SecretRotation,
+  );
+  route(
+    'POST',
+    '/webhook-endpoints/:id/replay',
+    200,
+    (request, op) => replayEndpoint(op, param(request), body(request)),
+    EndpointReplay,
+  );
+  route('GET', '/webhook-endpoints/:id/deliveries', 200, (request) =>
+    recentAttempts(services.db, param(request)),
+  );
+  route('POST', '/webhook-deliveries/:id/replay', 201, (request, op) => replayDelivery(op, param(request)));
+};

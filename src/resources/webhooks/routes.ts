@@ -1,0 +1,45 @@
+// GET /webhook-endpoints and GET /webhook-deliveries (risk-data-api.md "Webhooks", decisions 22 and 43).
+// Read only: endpoints are registered through the management API, and the signing secret is never returned.
+import { Type } from 'typebox';
+import { listRoute, NEWEST_FIRST } from '../../http/list.js';
+import type { RouteDef } from '../../http/route.js';
+import { StringEnum, Uuid } from '../fields.js';
+import { DeliveryStatuses, WebhookDelivery, WebhookEndpoint } from './schema.js';
+
+export const webhooksRoutes: RouteDef[] = [
+  listRoute({
+    url: '/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
+    scope: 'webhooks:read',
+    tag: 'Webhooks',
+    summary: 'List the registered webhook endpoints',
+    description:
+      'Newest first. Endpoints are registered in the web application; the signing secret is never returned.',
+    list: { resource: WebhookEndpoint, filters: {}, order: NEWEST_FIRST },
+  }),
+  listRoute({
+    url: '/webhook-deliveries',
+    operationId: 'listWebhookDeliveries',
+    scope: 'webhooks:read',
+    tag: 'Webhooks',
+    summary: 'List delivery attempts with the response seen',
+    description:
+      'One row per attempt, newest first by `attempted_at` (the due time of a `pending` attempt), then `id`. ' +
+      '`from` keeps attempts with `attempted_at` at or after it.',
+    list: {
+      resource: WebhookDelivery,
+      filters: {
+        endpoint_id: { schema: Uuid, where: 't.endpoint_id = ?::uuid' },
+        status: { schema: StringEnum(DeliveryStatuses), where: 't.status = ?' },
+        from: {
+          schema: Type.String({
+            format: 'date-time',
+            description: 'Attempts with attempted_at at or after this instant (inclusive).',
+          }),
+          where: 't.attempted_at >= ?::timestamptz',
+        },
+      },
+      order: { column: 'attempted_at', direction: 'desc' },
+    },
+  }),
+];

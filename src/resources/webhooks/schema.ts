@@ -1,0 +1,151 @@
+// Webhook endpoints and delivery attempts: resources.md "Webhook endpoint" and "Webhook delivery attempt",
+// decisions 21-24 and 43. Endpoints are registered through the management API; the public API only reads.
+import { type TProperties, type TSchema, Type } from 'typebox';
+import { ActionPlanItemStatus } from '../action-plans/schema.js';
+import { AlertScope, AlertSeverity } from '../alerts/schema.js';
+import { DateTime, Nullable, StringEnum, Uuid, WebhookEvents } from '../fields.js';
+import { defineResource, field } from '../resource.js';
+
+export const DeliveryStatuses = ['pending', 'delivering', 'delivered', 'failed', 'exhausted'] as const;
+export type DeliveryStatus = (typeof DeliveryStatuses)[number];
+
+export const WebhookEndpoint = defineResource({
+  name: 'WebhookEndpoint',
+  table: 'webhook_endpoints',
+  description: 'A registered webhook endpoint. The signing secret is never returned after registration.',
+  fields: {
+    id: field(Uuid),
+    url: field(Type.String()),
+    description: field(Nullable(Type.String())),
+    events: field(Type.Array(StringEnum(WebhookEvents))),
+    enabled: field(Type.Boolean()),
+    created_at: field(DateTime),
+    updated_at: field(DateTime),
+  },
+});
+
+export const WebhookDelivery = defineResource({
+  name: 'WebhookDeliveryAttempt',
+  table: 'webhook_deliveries',
+  description:
+    'One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is ' +
+    'the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or ' +
+    '`exhausted` (no retry left).',
+  fields: {
+    id: field(Uuid),
+    endpoint_id: field(Uuid),
+    event_id: field(Uuid),
+    event_type: field(StringEnum(WebhookEvents)),
+    attempt: field(Type.Integer({ minimum: 1, description: '1 for the first try.' })),
+    status: field(StringEnum(DeliveryStatuses)),
+    response_status: field(Nullable(Type.Integer())),
+    response_body: field(Nullable(Type.String({ description: 'The first 1 KiB of the response body.' }))),
+    error: field(Nullable(Type.String())),
+    attempted_at: field(DateTime),
+    next_retry_at: field(Nullable(DateTime)),
+  },
+});
+
+const Url = Type.String({ minLength: 1, maxLength: 2048 });
+const Events = Type.Array(StringEnum(WebhookEvents), { minItems: 1, uniqueItems: true });
+const Description = Nullable(Type.String({ maxLength: 500 }));
+
+export const WebhookEndpointCreate = Type.Object(
+  { url: Url, events: Events, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+export const WebhookEndpointPatch = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    description: Type.Optional(Description),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const SecretRotation = Type.Object(
+  {
+    overlap: Type.Optional(
+      Type.String({
+        pattern: '^\\d+(\\.\\d+)?(ms|s|m|h)$',
+        description:
+          'How long the old secret keeps signing too (default 24h, at most 7 days; 0s ends it now).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const EndpointReplay = Type.Object(
+  {
+    from: DateTime,
+    to: Type.Optional(DateTime),
+  },
+  { additionalProperties: false },
+);
+
+/** One event's payload: the envelope of risk-data-api.md "Payload" around its thin `data` (decision 25). */
+function eventPayload(
+  type: (typeof WebhookEvents)[number],
+  title: string,
+  description: string,
+  data: TProperties,
+) {
+  return Type.Object(
+    {
+      event_id: Type.String({
+        format: 'uuid',
+        description: 'Stable across retries and fan-out: deduplicate on it.',
+      }),
+      type: StringEnum([type]),
+      occurred_at: DateTime,
+      organization_id: Uuid,
+      data: Type.Object(data, { additionalProperties: false }),
+    },
+    { title, description, additionalProperties: false },
+  );
+}
+
+/**
+ * The body of each event's delivery, as the OpenAPI document's `webhooks` describe it (and the SDK types
+ * `constructEvent` from). The tests check real deliveries against these schemas.
+ */
+export const WebhookEventPayloads: Record<(typeof WebhookEvents)[number], TSchema> = {
+  'assessment.completed': eventPayload(
+    'assessment.completed',
+    'AssessmentCompletedEvent',
+    'An assessment moved into `completed` (once per assessment; re-saving does not send it again).',
+    {
+      assessment_id: Uuid,
+      supplier_id: Uuid,
+      status: StringEnum(['completed']),
+    },
+  ),
+  'report.ready': eventPayload(
+    'report.ready',
+    'ReportReadyEvent',
+    'A report PDF became available, when the report was created or when it was rendered later.',
+    { report_id: Uuid, supplier_id: Uuid, assessment_id: Nullable(Uuid) },
+  ),
+  'alert.created': eventPayload(
+    'alert.created',
+    'AlertCreatedEvent',
+    'A supplier or organizational alert was raised; `data.scope` tells them apart.',
+    {
+      alert_id: Uuid,
+      scope: StringEnum(AlertScope),
+      supplier_id: Nullable(Uuid),
+      severity: StringEnum(AlertSeverity),
+    },
+  ),
+  'action_plan_item.status_changed': eventPayload(
+    'action_plan_item.status_changed',
+    'ActionPlanItemStatusChangedEvent',
+    "An action plan item's status changed (through `PATCH /action-plan-items/{id}` or otherwise).",
+    {
+      action_plan_item_id: Uuid,
+      action_plan_id: Uuid,
+      previous_status: StringEnum(ActionPlanItemStatus),
+      status: StringEnum(ActionPlanItemStatus),
+    },
+  ),
+};

@@ -1,0 +1,324 @@
+// The OpenAPI document (developer-experience issue "OpenAPI 3.1"; decision 4): generated from the route tables,
+// valid for an independent validator, complete (every route with its scope, both risk-matrix row shapes and
+// both alert scopes, the errors the pipeline produces), with examples that match their own schemas, committed
+// as openapi.json without drift, and served without a key at GET /openapi.json. The contract check that every
+// test response obeys the document lives in support/contract.ts; its own failures are tested here.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import addFormatsModule from 'ajv-formats';
+import type { LightMyRequestResponse } from 'fastify';
+import { isUuid } from '../src/http/validation.js';
+import { apiDocumentText, servedOpenRoutes } from '../src/openapi/reference.js';
+import { WebhookEvents } from '../src/resources/fields.js';
+import { publicRoutes } from '../src/resources/index.js';
+import { contract } from './support/contract.js';
+import { assertError, Harness, type TestWorkspace } from './support/harness.js';
+
+const ROOT = new URL('../../', import.meta.url);
+const committedText = () => readFileSync(new URL('openapi.json', ROOT), 'utf8');
+// biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON
+type Json = any;
+const document: Json = JSON.parse(apiDocumentText());
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+
+const operations = (): { path: string; method: string; operation: Json }[] =>
+  Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })),
+  );
+
+/** A `#/…` reference followed to its target. */
+function deref(value: Json): Json {
+  if (!value?.$ref) return value;
+  const target = (value.$ref as string)
+    .slice(2)
+    .split('/')
+    .reduce((node: Json, segment) => node[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+  return deref(target);
+}
+
+let h: Harness;
+let ws: TestWorkspace;
+before(async () => {
+  h = await Harness.start();
+  ws = await h.workspace();
+});
+after(() => h.close());
+
+describe('the document', () => {
+  test('is a valid OpenAPI 3.1 document for @apidevtools/swagger-parser', async () => {
+    const api = await SwaggerParser.validate(structuredClone(document), { resolve: { external: false } });
+    assert.equal((api as Json).openapi, '3.1.0');
+    assert.equal(document.info.version, '1.0.0', 'risk-data-api.md "Versioning" 1');
+    assert.deepEqual(
+      document.servers.map((server: Json) => server.url),
+      ['/v1'],
+    );
+  });
+
+  test('has every route of the table, with its scope, and the public routes outside /v1 without one', () => {
+    const byId = new Map(operations().map((entry) => [entry.operation.operationId, entry]));
+    assert.equal(byId.size, publicRoutes.length + servedOpenRoutes.length, 'one operation per route');
+    for (const route of publicRoutes) {
+      const entry = byId.get(route.operationId);
+      assert.ok(entry, route.operationId);
+      assert.equal(entry.path, route.url.replace(/:(\w+)/g, '{$1}'));
+      assert.equal(entry.method, route.method.toLowerCase());
+      assert.equal(entry.operation['x-required-scope'], route.scope);
+      assert.deepEqual(entry.operation.security, [{ bearerAuth: [route.scope] }]);
+      assert.match(entry.operation.description, new RegExp(`\`${route.scope}\``));
+      for (const status of ['400', '401', '403', '429', '500'])
+        assert.ok(entry.operation.responses[status], `${route.operationId} declares ${status}`);
+      if (route.url.includes(':')) assert.ok(entry.operation.responses['404'], `${route.operationId} 404`);
+      if (route.body) assert.ok(entry.operation.responses['422'], `${route.operationId} 422`);
+      if (route.idempotent) {
+        assert.ok(entry.operation.responses['409'], `${route.operationId} 409`);
+        const key = entry.operation.parameters.find((p: Json) => p.name === 'Idempotency-Key');
+        assert.equal(key?.in, 'header');
+        assert.equal(key?.required, true);
+        assert.equal(key?.schema.maxLength, 255);
+      }
+      const tooMany = deref(entry.operation.responses['429']);
+      assert.equal(deref(tooMany.headers['Retry-After']).required, true, 'risk-data-api.md "Errors": 429');
+    }
+    for (const route of servedOpenRoutes) {
+      const entry = byId.get(route.operationId);
+      assert.ok(entry, route.operationId);
+      assert.deepEqual(entry.operation.security, [], `${route.operationId} needs no key`);
+      assert.equal(document.paths[entry.path].servers[0].url, '/', 'outside /v1');
+    }
+    assert.equal(document.components.securitySchemes.bearerAuth.scheme, 'bearer');
+  });
+
+  test('has both risk-matrix row shapes and both alert scopes, discriminated by scope', () => {
+    const schemas = document.components.schemas;
+    const shapes = (name: string) => {
+      const { oneOf, discriminator } = schemas[name];
+      assert.equal(discriminator.propertyName, 'scope');
+      return Object.fromEntries(
+        oneOf.map((branch: Json) => [deref(branch).properties.scope.enum[0], branch.$ref as string]),
+      );
+    };
+    const matrix = shapes('RiskMatrixRow');
+    assert.deepEqual(matrix, {
+      cyber: '#/components/schemas/RiskMatrixCyberRow',
+      organizational: '#/components/schemas/RiskMatrixOrganizationalRow',
+    });
+    assert.deepEqual(schemas.RiskMatrixRow.discriminator.mapping, matrix);
+    assert.ok(
+      schemas.RiskMatrixCyberRow.properties.asset_id && !schemas.RiskMatrixCyberRow.properties.category,
+    );
+    assert.ok(schemas.RiskMatrixOrganizationalRow.properties.category);
+    const alerts = shapes('AlertRow');
+    assert.deepEqual(alerts, {
+      supplier: '#/components/schemas/SupplierAlert',
+      org: '#/components/schemas/OrgAlert',
+    });
+    assert.deepEqual(schemas.AlertRow.discriminator.mapping, alerts);
+    assert.equal(schemas.OrgAlert.properties.supplier_id.type, 'null');
+    const matrixPage = document.paths['/risk-matrix'].get.responses['200'].content['application/json'].schema;
+    assert.equal(matrixPage.properties.data.items.$ref, '#/components/schemas/RiskMatrixRow');
+    const alertPage = document.paths['/alerts'].get.responses['200'].content['application/json'].schema;
+    assert.equal(alertPage.properties.data.items.$ref, '#/components/schemas/AlertRow');
+  });
+
+  test('every error response uses the one Error shape', () => {
+    for (const { operation } of operations()) {
+      for (const [status, reference] of Object.entries(operation.responses as Record<string, Json>)) {
+        if (Number(status) < 400) continue;
+        const schema = deref(reference).content['application/json'].schema;
+        assert.equal(schema.$ref, '#/components/schemas/Error', `${operation.operationId} ${status}`);
+      }
+    }
+    assert.deepEqual(document.components.schemas.Error.properties.error.required, [
+      'code',
+      'message',
+      'request_id',
+    ]);
+  });
+
+  test('says of every object schema whether it admits other fields', () => {
+    const open: string[] = [];
+    const walk = (value: Json, path: string) => {
+      if (!value || typeof value !== 'object' || /\/examples?(\/|$)/.test(path)) return;
+      if (value.type === 'object' && value.properties && value.additionalProperties === undefined)
+        open.push(path);
+      for (const [key, child] of Object.entries(value)) walk(child, `${path}/${key}`);
+    };
+    walk(document, '#');
+    assert.deepEqual(open, []);
+  });
+
+  test('describes the delivery of each event type under webhooks, with an example of its payload', () => {
+    assert.deepEqual(Object.keys(document.webhooks).sort(), [...WebhookEvents].sort());
+    for (const type of WebhookEvents) {
+      const { post } = document.webhooks[type];
+      assert.deepEqual(post.security, [], `${type}: the receiver is not called with an API key`);
+      assert.equal(post.parameters[0].name, 'Service-Signature');
+      const media = post.requestBody.content['application/json'];
+      const schema = deref(media.schema);
+      assert.deepEqual(schema.properties.type.enum, [type]);
+      assert.deepEqual(schema.required, ['event_id', 'type', 'occurred_at', 'organization_id', 'data']);
+      // The example is a payload of its type; real deliveries are checked in sdk.test.ts.
+      contract().checkEvent(media.example);
+    }
+  });
+
+  test('every operation has examples, and each matches its own schema', () => {
+    const require = createRequire(import.meta.url);
+    const { default: Ajv2020 } = require('ajv/dist/2020.js');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    (addFormatsModule as unknown as typeof addFormatsModule.default)(ajv, [
+      'date-time',
+      'date',
+      'email',
+      'uri',
+    ]);
+    ajv.addFormat('uuid', { validate: isUuid });
+    ajv.addSchema(document, 'openapi');
+    let checked = 0;
+    const checkMedia = (media: Json, where: string) => {
+      if (!media.schema) return;
+      const values =
+        'example' in media
+          ? [media.example]
+          : Object.values((media.examples ?? {}) as Record<string, Json>).map((example) => example.value);
+      assert.ok(values.length > 0, `${where} has an example`);
+      const validate = ajv.compile({ $ref: `openapi#${pointerOf(media.schema)}` });
+      for (const value of values) {
+        assert.ok(validate(value), `${where}: ${JSON.stringify(validate.errors)}`);
+        checked++;
+      }
+    };
+    // Schemas are checked in place: inline ones through their position in the document.
+    const pointers = new Map<Json, string>();
+    const index = (value: Json, pointer: string) => {
+      if (!value || typeof value !== 'object') return;
+      pointers.set(value, pointer);
+      for (const [key, child] of Object.entries(value))
+        index(child, `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+    };
+    index(document, '');
+    const pointerOf = (schema: Json) => pointers.get(schema) as string;
+    for (const { operation } of operations()) {
+      const id = operation.operationId;
+      if (operation.requestBody)
+        checkMedia(operation.requestBody.content['application/json'], `${id} request body`);
+      for (const [status, reference] of Object.entries(operation.responses as Record<string, Json>)) {
+        for (const [type, media] of Object.entries((deref(reference).content ?? {}) as Record<string, Json>))
+          checkMedia(media, `${id} ${status} ${type}`);
+      }
+    }
+    assert.ok(checked > 100, `${checked} examples checked`);
+  });
+});
+
+describe('openapi.json', () => {
+  test('is the document the code generates (no drift), and the check fails when it differs', async () => {
+    assert.equal(committedText(), apiDocumentText(), 'run `npm run openapi` and commit openapi.json');
+    const script = new URL('scripts/openapi.mjs', ROOT).pathname;
+    const ok = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
+    assert.equal(ok.status, 0, ok.stderr);
+    const stale = join(await mkdtemp(join(tmpdir(), 'openapi-')), 'openapi.json');
+    writeFileSync(stale, committedText().replace('"Third-party risk data API"', '"Renamed"'));
+    const drift = spawnSync(process.execPath, [script, '--check', stale], { encoding: 'utf8' });
+    assert.equal(drift.status, 1);
+    assert.match(drift.stderr, /out of date/);
+  });
+
+  test('GET /openapi.json is served without a key and equals the committed file', async () => {
+    const res = await h.api('GET', '/openapi.json', { key: null });
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.equal(res.body, committedText());
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.ok(isUuid(String(res.headers['x-request-id'])));
+    // A key is neither needed nor looked at: no rate-limit headers.
+    const withKey = await h.api('GET', '/openapi.json', { key: ws.key });
+    assert.equal(withKey.headers['x-ratelimit-limit'], undefined);
+    assertError(await h.api('GET', '/v1/openapi.json', { key: ws.key }), 404, 'resource_not_found');
+  });
+
+  test('GET /docs is served without a key, with a policy that lets the page load only its own files', async () => {
+    const res = await h.api('GET', '/docs');
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+    const policy = String(res.headers['content-security-policy']);
+    assert.match(policy, /default-src 'none'/);
+    for (const directive of policy.split('; ').filter((d) => !d.startsWith('img-src')))
+      assert.doesNotMatch(directive, /https?:|\*/, directive);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    for (const src of res.body.match(/(?:src|href)="[^"]+"/g) ?? [])
+      assert.match(src, /="(\/docs\/|data:)/, `${src} is local`);
+    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'reference.js']) {
+      const asset = await h.api('GET', `/docs/${file}`);
+      assert.equal(asset.status, 200, file);
+    }
+    assertError(await h.api('GET', '/docs/index.html'), 404, 'resource_not_found');
+    assertError(await h.api('GET', '/docs/constructor'), 404, 'resource_not_found');
+  });
+});
+
+describe('the contract check of test responses', () => {
+  const copy = (
+    res: LightMyRequestResponse,
+    changes: { body?: string; headers?: Json; statusCode?: number },
+  ) =>
+    ({
+      ...res,
+      statusCode: changes.statusCode ?? res.statusCode,
+      headers: changes.headers ?? res.headers,
+      body: changes.body ?? res.body,
+      rawPayload: Buffer.from(changes.body ?? res.body),
+    }) as LightMyRequestResponse;
+  const rejects = (method: string, url: string, res: LightMyRequestResponse, problem: RegExp) =>
+    assert.throws(() => contract().check(method, url, res), problem);
+
+  test('refuses an undeclared field, a missing field, an undeclared status or a missing header', async () => {
+    await h.import(ws.id, { suppliers: [{ name: 'Acme' }] });
+    const url = '/v1/suppliers';
+    const res = await h.publicApp.inject({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${ws.key}` },
+    });
+    assert.equal(res.statusCode, 200);
+    contract().check('GET', url, res);
+    const page = JSON.parse(res.body);
+    const [supplier] = page.data;
+    const extra = { ...page, data: [{ ...supplier, internal_score: 3 }] };
+    rejects(
+      'GET',
+      url,
+      copy(res, { body: JSON.stringify(extra) }),
+      /listSuppliers.*200.*additional properties/s,
+    );
+    const { name: _name, ...missing } = supplier;
+    const noName = { ...page, data: [missing] };
+    rejects('GET', url, copy(res, { body: JSON.stringify(noName) }), /required property 'name'/);
+    rejects('GET', url, copy(res, { statusCode: 204 }), /status 204 is not declared/);
+    const { 'x-request-id': _id, ...headers } = res.headers;
+    rejects('GET', url, copy(res, { headers }), /required header X-Request-Id/);
+  });
+
+  test('refuses rate-limit headers on a 401, and anything but the NotFound response on an unknown path', async () => {
+    const refused = await h.api('GET', '/suppliers');
+    assert.equal(refused.status, 401);
+    const unauthorized = await h.publicApp.inject({ method: 'GET', url: '/v1/suppliers' });
+    rejects(
+      'GET',
+      '/v1/suppliers',
+      copy(unauthorized, { headers: { ...unauthorized.headers, 'x-ratelimit-limit': '60' } }),
+      /header x-ratelimit-limit is not declared/,
+    );
+    const unknown = await h.publicApp.inject({ method: 'GET', url: '/v1/nothing-here' });
+    assert.equal(unknown.statusCode, 404);
+    rejects('GET', '/v1/nothing-here', copy(unknown, { statusCode: 200 }), /outside the document/);
+  });
+});

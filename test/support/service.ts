@@ -1,0 +1,73 @@
+// The real service as a child process (`node dist/src/main.js`), for tests that kill, stop or multiply it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  adminUrl: string;
+  publicUrl: string | undefined;
+  /** Every log line the process wrote (stdout and stderr). */
+  output: string[];
+  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
+  exited: Promise<number | null>;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the service with `env` (on top of a minimal environment) and waits for its ready line. */
+export function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      ADMIN_PORT: '0',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      if (signal) output.push(`(terminated by ${signal})`);
+      resolve(code);
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service not ready after ${timeoutMs} ms:\n${output.join('\n')}`));
+    }, timeoutMs);
+    const onLine = (line: string) => {
+      output.push(line);
+      if (!line.includes('"tprm-api ready"')) return;
+      clearTimeout(timer);
+      const ready = JSON.parse(line) as { admin: string; public?: string };
+      resolve({
+        child,
+        adminUrl: ready.admin,
+        publicUrl: ready.public,
+        output,
+        exited,
+        kill: async (signal) => {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    for (const stream of [child.stdout, child.stderr]) {
+      let buffered = '';
+      stream?.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) onLine(line);
+      });
+    }
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before it was ready:\n${output.join('\n')}`));
+    });
+  });
+}
