@@ -244,8 +244,12 @@ describe('query strings (decision 2: malformed → 400 invalid_request naming th
   });
 
   test('date-times must be real instants PostgreSQL can hold (decision 32)', async () => {
-    const control = await h.api('GET', '/suppliers?updated_since=2024-02-29T00:00:00Z', { key: ws.key });
-    assert.equal(control.status, 200, control.body);
+    for (const good of ['2024-02-29T00:00:00Z', '2016-12-31T23:59:60Z', '2016-12-31T20:59:60.000-03:00']) {
+      const control = await h.api('GET', `/suppliers?updated_since=${encodeURIComponent(good)}`, {
+        key: ws.key,
+      });
+      assert.equal(control.status, 200, control.body);
+    }
     for (const value of [
       '2024-02-30T00:00:00Z',
       '2023-02-29T00:00:00Z',
@@ -256,6 +260,9 @@ describe('query strings (decision 2: malformed → 400 invalid_request naming th
       '2024-01-01',
       '0000-01-01T00:00:00Z', // PostgreSQL has no year 0
       '2024-01-01T00:00:00+16:00', // nor offsets of 16 hours or more
+      '2016-12-31T23:59:60.5Z', // nor a leap second with a fraction
+      '2016-12-31T20:59:60.000001-03:00',
+      '2024-01-01T12:30:60Z', // a leap second is the last second of a UTC day
       'yesterday',
       '',
     ]) {
@@ -435,6 +442,29 @@ describe('Idempotency-Key (risk-data-api.md "Shared parameters", decision 10)', 
       headers: { 'idempotency-key': 'k'.repeat(255) },
     });
     assert.equal(res.status, 201, res.body);
+  });
+
+  test('Idempotency-Key or Content-Type sent twice is a 400 naming the header, even with equal values (P64)', async () => {
+    for (const [header, values] of [
+      ['Idempotency-Key', [randomUUID(), randomUUID()]],
+      ['Idempotency-Key', ['same', 'same']],
+      ['Content-Type', ['application/json', 'text/plain']],
+      ['Content-Type', ['application/json', 'application/json']],
+    ] as const) {
+      const headers = { ...idempotent(JSON_TYPE), [header.toLowerCase()]: [...values] };
+      const res = await refused(400, 'invalid_request', 'POST', '/suppliers', {
+        rawBody: JSON.stringify({ name: 'Twice' }),
+        headers,
+      });
+      assert.equal(res.json.error.details.header, header);
+    }
+    // Once each, the same request is created.
+    const once = await h.api('POST', '/suppliers', {
+      key: ws.key,
+      rawBody: JSON.stringify({ name: 'Twice' }),
+      headers: idempotent(JSON_TYPE),
+    });
+    assert.equal(once.status, 201, once.body);
   });
 });
 

@@ -262,6 +262,22 @@ describe('import', () => {
     assert.ok((await auditActions(w.id)).includes('workspace.data_imported'));
   });
 
+  test('a leap second is read whole as the next minute; with a fraction it is a 422, never a 500 (P17)', async () => {
+    const w = await h.workspace();
+    const refused = await h.admin('POST', `/admin/workspaces/${w.id}/import`, {
+      suppliers: [
+        { name: 'Whole', updated_at: '2016-12-31T23:59:60Z' },
+        { name: 'Fraction', updated_at: '2016-12-31T23:59:60.5Z' },
+      ],
+    });
+    assertError(refused, 422, 'validation_failed');
+    assert.deepEqual(Object.keys(refused.json.error.details.fields), ['suppliers[1].updated_at']);
+    assert.equal((await h.db.query('select 1 from suppliers where workspace_id = $1', [w.id])).length, 0);
+    await h.import(w.id, { suppliers: [{ name: 'Whole', updated_at: '2016-12-31T23:59:60Z' }] });
+    const listed = await h.api('GET', '/suppliers', { key: w.key });
+    assert.equal(listed.json.data[0].updated_at, '2017-01-01T00:00:00.000000Z');
+  });
+
   test('an unknown collection or a non-array is a 422', async () => {
     assertError(
       await h.admin('POST', `/admin/workspaces/${ws.id}/import`, { vendors: [] }),

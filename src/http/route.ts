@@ -20,6 +20,7 @@ import {
 } from './idempotency.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
+import { assertSingleValuedHeaders } from './request-headers.js';
 import { STAMPED_HEADERS } from './server.js';
 import { isUuid, NO_PARAMETERS, notAnObject, validateBody, validateQuery } from './validation.js';
 
@@ -205,6 +206,7 @@ export function registerRoutes<S extends PublicServices>(
           request,
           await authenticate(services, route as unknown as RouteDef, request, reply),
         );
+        assertSingleValuedHeaders(request.raw.rawHeaders);
       },
       // A client error (a malformed body, a bad query, a missing id…) for a cached key is answered only once
       // the key is confirmed: a revoked key gets its 401 whatever else is wrong (decision 1). Not a 429, which

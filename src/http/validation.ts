@@ -11,8 +11,10 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 const STRICT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Calendar-checked (2024-02-30 fails) by ajv-formats, and further narrowed to what PostgreSQL accepts: it
-// has no year 0000 and refuses UTC offsets of 16 hours or more. Both used to pass here and fail in SQL (500).
-const OUT_OF_POSTGRES_RANGE = /^0000|:\d\d(?:\.\d+)?[+-](?:1[6-9]|2\d)/;
+// has no year 0000, refuses UTC offsets of 16 hours or more, and reads a leap second only whole
+// (23:59:60Z is the next minute's first instant; 23:59:60.5Z is out of range). These used to pass here and
+// fail in SQL (500).
+const OUT_OF_POSTGRES_RANGE = /^0000|:\d\d(?:\.\d+)?[+-](?:1[6-9]|2\d)|:60\.\d*[1-9]/;
 const calendar = (name: 'date' | 'date-time') => {
   const { validate } = fullFormats[name] as { validate: (value: string) => boolean };
   return (value: string) => validate(value) && !OUT_OF_POSTGRES_RANGE.test(value);

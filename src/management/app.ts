@@ -4,6 +4,7 @@ import type { TSchema } from 'typebox';
 import type { Services } from '../app.js';
 import { Authenticator } from '../http/auth.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
+import { assertSingleValuedHeaders } from '../http/request-headers.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { constantTimeEqual, sha256 } from '../security/secrets.js';
 import { StorageFullError } from '../storage/db.js';
@@ -44,6 +45,7 @@ export function buildAdminRoutes(
         if (!token || !constantTimeEqual(sha256(token), services.adminTokenHash)) {
           throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
         }
+        assertSingleValuedHeaders(request.raw.rawHeaders);
         for (const value of Object.values(request.params as Record<string, string>))
           if (!isUuid(value)) throw notFound();
         if (url.startsWith('/workspaces/:id')) request.workspaceId = id(request);

@@ -217,11 +217,12 @@ export class Harness {
       key?: string | null;
       body?: unknown;
       rawBody?: string | Buffer;
-      headers?: Record<string, string>;
+      /** An array sends the header once per value. */
+      headers?: Record<string, string | string[]>;
       remoteAddress?: string;
     } = {},
   ): Promise<Response> {
-    const headers: Record<string, string> = { ...options.headers };
+    const headers: Record<string, string | string[]> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     let payload: string | Buffer | undefined;
     if (options.rawBody !== undefined) payload = options.rawBody;
