@@ -29,6 +29,7 @@ import {
   type ServerHandle,
   type SpawnOptions,
   spawnServer,
+  startNodeArgs,
 } from './servers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -188,7 +189,7 @@ async function main(): Promise<void> {
         name,
         node: cli.node,
         script: API_SCRIPT,
-        nodeArgs: profileArgs(name),
+        nodeArgs: [...startNodeArgs(), ...profileArgs(name)],
         readyUrl: `http://127.0.0.1:${adminPort}/readyz`,
         logFile: logFile(name),
         applicationName: `tprm-bench-${name}`,

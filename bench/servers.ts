@@ -9,6 +9,15 @@ import { fileURLToPath } from 'node:url';
 export const API_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
 export const BASELINE_SCRIPT = fileURLToPath(new URL('./baseline/server.js', import.meta.url));
 
+/** The Node options of `npm start` (package.json), so that the bench runs the service as production does. */
+export function startNodeArgs(): string[] {
+  const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = scripts.start.trim().split(/\s+/);
+  return words.slice(1, words.indexOf('dist/src/main.js')).filter((word) => word.startsWith('--'));
+}
+
 export interface SpawnOptions {
   name: string;
   /** The Node binary. */

@@ -1,10 +1,12 @@
 // Storage: migrations (numbered, applied once), the data-directory lock of the embedded store, exact instants.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { type Db, openEmbedded } from '../src/storage/db.js';
+import { templatePath } from '../src/storage/embedded-template.js';
 import { DataDirLockedError, lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations, migrate, pendingMigrations } from '../src/storage/migrate.js';
 import { Harness } from './support/harness.js';
@@ -38,6 +40,43 @@ describe('migrations', () => {
     );
     assert.ok(rows.length >= 8);
     for (const row of rows) assert.equal(row.first, 'workspace_id', row.table_name);
+  });
+});
+
+describe("a new embedded store starts from the build's template", () => {
+  /** Everything the migrations define, in a comparable form. */
+  const catalogue = (db: Db) =>
+    db.query<{ kind: string; what: string }>(
+      `select 'column' as kind, concat_ws(' ', table_name, column_name, data_type, column_default, is_nullable) as what
+         from information_schema.columns where table_schema = 'public'
+       union all select 'index', indexdef from pg_indexes where schemaname = 'public'
+       union all select 'constraint', conrelid::regclass || ' ' || pg_get_constraintdef(oid)
+         from pg_constraint where connamespace = 'public'::regnamespace
+       union all select 'function', pg_get_functiondef(p.oid)
+         from pg_proc p where p.pronamespace = 'public'::regnamespace
+       union all select 'trigger', tgrelid::regclass || ' ' || tgname from pg_trigger where not tgisinternal
+       union all select 'migration', version || ' ' || name from schema_migrations
+       order by 1, 2`,
+    );
+
+  test('the same schema as initdb and every migration, already migrated, and no rows', async () => {
+    assert.ok(existsSync(templatePath()), 'npm run build makes the template');
+    const fromTemplate = await openEmbedded();
+    const fromInitdb = await openEmbedded(undefined, { template: false });
+    try {
+      assert.deepEqual(await migrate(fromTemplate), []);
+      assert.equal((await migrate(fromInitdb)).length, loadMigrations().length);
+      const expected = await catalogue(fromInitdb);
+      assert.ok(expected.length > 100);
+      assert.deepEqual(await catalogue(fromTemplate), expected);
+      const [rows] = await fromTemplate.query<{ n: number }>(
+        `select (select count(*) from workspaces) + (select count(*) from service_settings) as n`,
+      );
+      assert.equal(rows?.n, 0);
+    } finally {
+      await fromTemplate.close();
+      await fromInitdb.close();
+    }
   });
 });
 

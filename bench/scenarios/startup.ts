@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { allOf, belowCheck, type Figures, type Scenario } from '../scenario.js';
-import { API_SCRIPT, cpuSeconds, freePort, rssMb } from '../servers.js';
+import { API_SCRIPT, cpuSeconds, freePort, rssMb, startNodeArgs } from '../servers.js';
 
 const FIRST = 'first start to demo key (ms in p50)';
 const RESTART = 'restart to ready (ms in p50)';
@@ -22,7 +22,7 @@ async function timedStart(node: string, dataDir: string, marker: RegExp): Promis
     REDIS_URL: '',
   };
   const started = performance.now();
-  const child = spawn(node, [API_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, [...startNodeArgs(), API_SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   child.stderr.on('data', (chunk) => {

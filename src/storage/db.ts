@@ -7,9 +7,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statfsSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
+import { readTemplate } from './embedded-template.js';
 import { DataDirError } from './lock.js';
 
 export type Engine = 'pglite' | 'postgres';
@@ -225,7 +226,7 @@ export function checkFreeSpace(path: string): void {
   }
 }
 
-class EmbeddedDb implements Db {
+export class EmbeddedDb implements Db {
   readonly engine = 'pglite' as const;
   // Queries and transactions started and not yet settled: one runs on the session, the rest wait for it.
   private pending = 0;
@@ -290,6 +291,11 @@ class EmbeddedDb implements Db {
     return this.pglite.listen(channel, () => onNotify());
   }
 
+  /** The whole cluster as a gzipped tarball, as PGlite's `loadDataDir` reads it (embedded-template.ts). */
+  async dumpDataDir(): Promise<Buffer> {
+    return Buffer.from(await (await this.pglite.dumpDataDir('gzip')).arrayBuffer());
+  }
+
   async close(): Promise<void> {
     await this.pglite.close();
   }
@@ -331,11 +337,15 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
  */
 export async function openEmbedded(
   dataDir?: string,
-  options: { onPanic?: (line: string) => void } = {},
-): Promise<Db> {
+  options: { onPanic?: (line: string) => void; template?: boolean } = {},
+): Promise<EmbeddedDb> {
   if (dataDir) checkFreeSpace(dataDir);
-  const { onPanic } = options;
+  const { onPanic, template = true } = options;
+  // A new cluster is a copy of the build's template when there is one (embedded-template.ts); PGlite
+  // refuses a tarball for a directory that already holds a cluster.
+  const fresh = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
   const pglite = await PGlite.create(dataDir, {
+    loadDataDir: template && fresh ? readTemplate() : undefined,
     onStderr: (line) => {
       if (onPanic && /\bPANIC: /.test(line)) onPanic(line);
       return false;
