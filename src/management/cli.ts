@@ -445,7 +445,8 @@ async function runMigrations(io: Io): Promise<void> {
       throw new CliError((error as Error).message);
     }
     target = join(config.dataDir, 'pgdata');
-    db = await openEmbedded(target);
+    // Without the build's template: a new store then shows every migration applied by this command.
+    db = await openEmbedded(target, { template: false });
   }
   try {
     const applied = await migrate(db);
