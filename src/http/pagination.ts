@@ -1,7 +1,7 @@
 // Keyset pagination with opaque, tamper-evident cursors bound to the workspace, the endpoint and its filters.
 // A cursor holds the sort key of the last row served (instants as text with microseconds, so no row is ever
 // skipped or repeated) and an HMAC; any other cursor is a 400, never rows.
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
 import { Currency, Nullable, StringEnum } from '../resources/fields.js';
 import { constantTimeEqual } from '../security/secrets.js';
@@ -23,10 +23,14 @@ export const FEATURE_STATUSES = ['available', 'not_configured', 'coming_soon'] a
 export type FeatureStatus = (typeof FEATURE_STATUSES)[number];
 
 export class CursorCodec {
-  constructor(private readonly secret: Buffer) {}
+  // A key object made once: an HMAC keyed with a Buffer imports the key on every call (5x the time).
+  private readonly key: KeyObject;
+  constructor(secret: Buffer) {
+    this.key = createSecretKey(secret);
+  }
 
   private mac(binding: string, payload: string): Buffer {
-    return createHmac('sha256', this.secret)
+    return createHmac('sha256', this.key)
       .update(binding)
       .update('\n')
       .update(payload)
