@@ -3,7 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { CursorCodec, cursorBinding } from '../../src/http/pagination.js';
 import type { Queryable } from '../../src/storage/db.js';
 import { serviceSecret } from '../../src/storage/settings.js';
-import { type Medians, ratioCheck, type Side, type Verdict, withoutErrors } from '../scenario.js';
+import type { Dataset } from '../dataset.js';
+import { runLoad } from '../load.js';
+import {
+  type Medians,
+  ratioCheck,
+  type Scenario,
+  type Side,
+  type Verdict,
+  withoutErrors,
+} from '../scenario.js';
 
 /**
  * Scenarios that need the big workspaces (deep cursors) cannot spread their load: ten workspaces take 600 req/s
@@ -42,3 +51,61 @@ export function throughputVersusBaseline(medians: Medians, series: string, ratio
 }
 
 export const BOTH_SIDES: readonly Side[] = ['api', 'baseline'];
+
+/**
+ * A scenario comparing, in the big workspaces, the first page of a list with the page a stored cursor resumes
+ * at, the two interleaved request by request in one run (keyset pagination must make depth free).
+ */
+export function resumedPageScenario(spec: {
+  name: string;
+  title: string;
+  target: string;
+  /** The list path, without query. */
+  path: string;
+  operationId: string;
+  first: string;
+  resumed: string;
+  /** How the table names the resumed/first p50 ratio. */
+  ratioLabel: string;
+  /** The sort key (`k0`, `k1`) of the row the cursor comes after, in one workspace; the error names a miss. */
+  cursorRow: (db: Queryable, workspaceId: string, dataset: Dataset) => Promise<{ k0: string; k1: string }>;
+}): Scenario {
+  const cursors = new Map<string, Record<Side, string>>();
+  return {
+    name: spec.name,
+    title: spec.title,
+    target: spec.target,
+    stores: ['postgres', 'embedded'],
+    sides: BOTH_SIDES,
+    async prepare(dataset, db) {
+      for (const workspace of dataset.big) {
+        const row = await spec.cursorRow(db, workspace.id, dataset);
+        cursors.set(workspace.id, {
+          api: await apiCursor(db, workspace.id, spec.operationId, [row.k0, row.k1]),
+          baseline: baselineCursor([row.k0, row.k1]),
+        });
+      }
+    },
+    async run(env, side) {
+      return runLoad(env, side, {
+        label: spec.name,
+        series: [spec.first, spec.resumed],
+        workspaces: env.dataset.big,
+        expectStatus: 200,
+        rate: FIXED_RATE_PER_WORKSPACE * env.dataset.big.length,
+        connections: 1,
+        request: (workspace, _n, series) => {
+          const cursor = encodeURIComponent(cursors.get(workspace.id)?.[side] ?? '');
+          return {
+            method: 'GET',
+            path: `/v1${spec.path}?limit=50${series === spec.resumed ? `&cursor=${cursor}` : ''}`,
+          };
+        },
+      });
+    },
+    judge(medians) {
+      const [resumed, first] = [medians.api?.[spec.resumed]?.p50Ms, medians.api?.[spec.first]?.p50Ms];
+      return withoutErrors(medians, ratioCheck(spec.ratioLabel, resumed, first, { atMost: 1.1 }));
+    },
+  };
+}
