@@ -484,7 +484,7 @@ describe('PostgreSQL restarted in the middle of load', { skip: onPostgres }, () 
         const outageEnds = Date.now() + 1500;
         while (Date.now() < outageEnds) {
           const readyz = await call(service.adminUrl, 'GET', '/readyz');
-          assert.equal(readyz.status, 503, readyz.text || service.output.slice(-20).join('\n'));
+          assert.equal(readyz.status, 503, readyz.text || service.output.slice(-80).join('\n'));
           assert.deepEqual(JSON.parse(readyz.text), { status: 'database_unreachable' });
           readyzDuringOutage += 1;
           await sleep(100);

@@ -80,6 +80,34 @@ describe("a new embedded store starts from the build's template", () => {
   });
 });
 
+describe('statements left behind by work that failed', () => {
+  test('a rejected statement nobody awaits is no unhandled rejection (it would end the process)', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      // As work that pipelines statements and stops at the first failure, as a server restart makes them all fail.
+      await assert.rejects(
+        h.db.transaction(async (tx) => {
+          const first = tx.query('select 1 / 0');
+          const second = tx.query('select 2');
+          await first;
+          await second;
+        }),
+        /division by zero/,
+      );
+      const first = h.db.query('select 1 / 0');
+      const second = h.db.query('select 2 / 0');
+      await assert.rejects(first, /division by zero/);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      void second;
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    assert.deepEqual(unhandled, []);
+  });
+});
+
 describe('instants', () => {
   test('microseconds survive the round trip (a JS Date would drop them)', async () => {
     const [row] = await h.db.query<{ at: string }>(

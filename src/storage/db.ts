@@ -65,14 +65,26 @@ function statement(sql: string, params: readonly unknown[], rowMode?: 'array'): 
   return name === undefined ? config : { ...config, name };
 }
 
-/** Queryable over pg's query function (the pool, or one client inside a transaction). */
+/** The same promise, marked as handled: its rejection still reaches whoever awaits it. */
+function observed<T>(result: Promise<T>): Promise<T> {
+  result.catch(() => undefined);
+  return result;
+}
+
+/**
+ * Queryable over pg's query function (the pool, or one client inside a transaction). Every statement's promise
+ * is observed at once: work that pipelines statements and stops at the first failure (a server restart fails
+ * them all) leaves the others behind, and one unobserved rejection would end the process. Their errors still
+ * reach whoever awaits them.
+ */
 function pgQueryable(run: (config: pg.QueryConfig) => Promise<pg.QueryResult>): Queryable {
+  const rows = <R>(config: pg.QueryConfig): Promise<R[]> =>
+    observed(run(config).then((answer) => answer.rows as R[]));
   return {
     engine: 'postgres',
-    query: async <R>(sql: string, params: readonly unknown[] = []) =>
-      (await run(statement(sql, params))).rows as R[],
-    queryArrays: async (sql: string, params: readonly unknown[] = []) =>
-      (await run(statement(sql, params, 'array'))).rows as unknown[][],
+    query: <R>(sql: string, params: readonly unknown[] = []) => rows<R>(statement(sql, params)),
+    queryArrays: (sql: string, params: readonly unknown[] = []) =>
+      rows<unknown[]>(statement(sql, params, 'array')),
   };
 }
 
@@ -249,16 +261,17 @@ export class EmbeddedDb implements Db {
     }
   }
 
-  async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    const result = await this.counted(() => this.pglite.query<R>(sql, params as unknown[]));
-    return result.rows;
+  // Observed at once, like the server's statements (pgQueryable).
+  query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    return observed(this.counted(() => this.pglite.query<R>(sql, params as unknown[])).then((r) => r.rows));
   }
 
-  async queryArrays(sql: string, params: readonly unknown[] = []): Promise<unknown[][]> {
-    const result = await this.counted(() =>
-      this.pglite.query<unknown[]>(sql, params as unknown[], { rowMode: 'array' }),
+  queryArrays(sql: string, params: readonly unknown[] = []): Promise<unknown[][]> {
+    return observed(
+      this.counted(() => this.pglite.query<unknown[]>(sql, params as unknown[], { rowMode: 'array' })).then(
+        (r) => r.rows,
+      ),
     );
-    return result.rows;
   }
 
   // PGlite has one session: its transaction holds a mutex, and every other query waits for it.
@@ -269,9 +282,7 @@ export class EmbeddedDb implements Db {
         // Statements the work did not wait for (on a server they travel with the COMMIT) finish before it.
         const issued: Promise<unknown>[] = [];
         const issue = <R>(result: Promise<R>) => {
-          // Observed at once, so that a statement left behind by a failing work is no unhandled rejection.
-          result.catch(() => undefined);
-          issued.push(result);
+          issued.push(observed(result));
           return result;
         };
         const result = await work({
