@@ -2,12 +2,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { buildAdminApp, buildPublicApp, createDispatcher, createServices } from './app.js';
+import { buildAdminApp, buildPublicApp, createDispatcher } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { purgeIdempotencyKeys } from './http/idempotency.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createDemoWorkspace, isEmpty } from './management/bootstrap.js';
+import { createServices } from './services.js';
 import './resources/imports.js';
 import { generateAdminToken, sha256 } from './security/secrets.js';
 import { type Db, openEmbedded, openPostgres } from './storage/db.js';

@@ -2,7 +2,7 @@
 // changes effective on the very next request on every instance, pii:read additive only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SCOPES } from '../src/resources/fields.js';
+import { SCOPES } from '../src/schema/fields.js';
 import { sha256 } from '../src/security/secrets.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 import { rawRequest } from './support/raw-http.js';

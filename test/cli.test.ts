@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { importCollectionNames } from '../src/management/import.js';
 import { countSeedRecords, generateSeedDocument } from '../src/management/seed-data.js';
-import { SCOPES } from '../src/resources/fields.js';
+import { SCOPES } from '../src/schema/fields.js';
 import { lockDataDir } from '../src/storage/lock.js';
-import { loadMigrations } from '../src/storage/migrate.js';
+import { loadMigrations } from '../src/storage/migrations.js';
 import { Harness } from './support/harness.js';
 
 // Compiled to dist/test/cli.test.js; the launcher lives in bin/ at the project root.

@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { RouteDef } from '../src/http/route.js';
-import { SCOPES } from '../src/resources/fields.js';
 import { publicRoutes } from '../src/resources/index.js';
+import { SCOPES } from '../src/schema/fields.js';
 import {
   downloadRequests,
   type FuzzCaller,

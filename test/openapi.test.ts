@@ -16,8 +16,8 @@ import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { isUuid } from '../src/http/validation.js';
 import { apiDocumentText, servedOpenRoutes } from '../src/openapi/reference.js';
-import { WebhookEvents } from '../src/resources/fields.js';
 import { publicRoutes } from '../src/resources/index.js';
+import { WebhookEvents } from '../src/schema/fields.js';
 import { contract } from './support/contract.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { RouteDef } from '../src/http/route.js';
-import { SCOPES } from '../src/resources/fields.js';
 import { publicRoutes } from '../src/resources/index.js';
+import { SCOPES } from '../src/schema/fields.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;

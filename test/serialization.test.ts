@@ -19,7 +19,6 @@ import {
   Threat,
 } from '../src/resources/context/schema.js';
 import { Report } from '../src/resources/reports/schema.js';
-import type { Resource } from '../src/resources/resource.js';
 import {
   CyberMatrixRow,
   OrganizationalMatrixRow,
@@ -30,6 +29,7 @@ import {
 } from '../src/resources/risks/schema.js';
 import { Supplier, SupplierDetail } from '../src/resources/suppliers/schema.js';
 import { WebhookDelivery, WebhookEndpoint } from '../src/resources/webhooks/schema.js';
+import type { Resource } from '../src/schema/resource.js';
 import { Harness } from './support/harness.js';
 
 const RESOURCES: Resource[] = [

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { type Db, openEmbedded } from '../src/storage/db.js';
 import { templatePath } from '../src/storage/embedded-template.js';
 import { DataDirLockedError, lockDataDir } from '../src/storage/lock.js';
-import { loadMigrations, migrate, pendingMigrations } from '../src/storage/migrate.js';
+import { migrate, pendingMigrations } from '../src/storage/migrate.js';
+import { loadMigrations } from '../src/storage/migrations.js';
 import { Harness } from './support/harness.js';
 
 let h: Harness;

@@ -2,7 +2,7 @@
 // Every non-2xx response, whatever raised it, is rendered here in the one shape.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { StringEnum } from '../resources/fields.js';
+import { StringEnum } from '../schema/fields.js';
 
 export const ERROR_STATUS = {
   invalid_request: 400,

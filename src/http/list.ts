@@ -2,8 +2,8 @@
 // order. One SQL round trip per page: PostgreSQL filters, orders, limits (limit + 1 tells has_more) and
 // returns each field as text (Resource.row); Node joins the fields and the rows into the envelope.
 import { type TSchema, Type } from 'typebox';
-import type { Scope } from '../resources/fields.js';
-import type { Resource } from '../resources/resource.js';
+import type { Scope } from '../schema/fields.js';
+import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { notFound } from './errors.js';
 import { CursorParam, collectionSchema, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';

@@ -3,7 +3,7 @@
 // schemas that check their requests here.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TObject, type TSchema, Type } from 'typebox';
-import type { Services } from '../app.js';
+import type { Services } from '../services.js';
 import { notFound } from './errors.js';
 import type { ResponseSpec } from './route.js';
 import { checker } from './validation.js';

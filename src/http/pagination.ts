@@ -3,7 +3,7 @@
 // skipped or repeated) and an HMAC; any other cursor is a 400, never rows.
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
-import { Currency, Nullable, StringEnum } from '../resources/fields.js';
+import { Currency, Nullable, StringEnum } from '../schema/fields.js';
 import { constantTimeEqual } from '../security/secrets.js';
 import { invalidRequest } from './errors.js';
 

@@ -5,7 +5,7 @@
 // The route table is also the source of the OpenAPI document.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TObject, TSchema } from 'typebox';
-import type { Scope } from '../resources/fields.js';
+import type { Scope } from '../schema/fields.js';
 import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';

@@ -1,12 +1,12 @@
 // The management listener: /admin (bearer ADMIN_TOKEN), /healthz, /readyz, /metrics.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { Services } from '../app.js';
 import { Authenticator } from '../http/auth.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { assertSingleValuedHeaders } from '../http/request-headers.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { constantTimeEqual, sha256 } from '../security/secrets.js';
+import type { Services } from '../services.js';
 import { StorageFullError } from '../storage/db.js';
 import { pendingMigrations } from '../storage/migrate.js';
 import { importDocument } from './import.js';

@@ -1,6 +1,6 @@
 // First start of an empty embedded store: a demo workspace full of realistic data, a key with every scope,
 // and a line to paste. The secrets are printed once and never stored in clear.
-import { SCOPES } from '../resources/fields.js';
+import { SCOPES } from '../schema/fields.js';
 import type { Db } from '../storage/db.js';
 import { importCollectionNames, importDocument } from './import.js';
 import { createApiKey, createUser, createWorkspace } from './operations.js';

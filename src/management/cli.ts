@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { SCOPES, WebhookEvents } from '../resources/fields.js';
+import { SCOPES, WebhookEvents } from '../schema/fields.js';
 import { countSeedRecords, generateSeedBatches, type ImportDocument } from './seed-data.js';
 
 const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';

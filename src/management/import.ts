@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
 import { invalidRequest, validationFailed } from '../http/errors.js';
 import { checker } from '../http/validation.js';
-import type { Resource } from '../resources/resource.js';
+import type { Resource } from '../schema/resource.js';
 import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 

@@ -1,7 +1,7 @@
 // Resources of the management interface (management-api.md, "Endpoints").
 import { Type } from 'typebox';
-import { DateTime, Nullable, Plans, SCOPES, StringEnum, Uuid } from '../resources/fields.js';
-import { defineResource, field } from '../resources/resource.js';
+import { DateTime, Nullable, Plans, SCOPES, StringEnum, Uuid } from '../schema/fields.js';
+import { defineResource, field } from '../schema/resource.js';
 
 export const Workspace = defineResource({
   name: 'Workspace',

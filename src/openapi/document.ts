@@ -20,7 +20,7 @@ import {
   type RouteDef,
 } from '../http/route.js';
 import { STAMPED_HEADERS } from '../http/server.js';
-import { Uuid } from '../resources/fields.js';
+import { Uuid } from '../schema/fields.js';
 import { exampleOf, exampleUuid, type Json, type JsonSchema } from './examples.js';
 
 const SCHEMAS = '#/components/schemas/';

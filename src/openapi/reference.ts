@@ -9,9 +9,9 @@ import { Type } from 'typebox';
 import { notFound } from '../http/errors.js';
 import type { ResponseHeader } from '../http/headers.js';
 import type { OpenRouteDef } from '../http/open-route.js';
-import { StringEnum } from '../resources/fields.js';
 import { openRoutes, publicRoutes } from '../resources/index.js';
 import { WebhookEventPayloads } from '../resources/webhooks/schema.js';
+import { StringEnum } from '../schema/fields.js';
 import { buildOpenApiDocument } from './document.js';
 
 const TAG = 'API reference';

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadMigrations } from './migrate.js';
+import { loadMigrations } from './migrations.js';
 
 const PREFIX = 'pglite-template-';
 const here = dirname(fileURLToPath(import.meta.url));

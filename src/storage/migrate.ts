@@ -1,38 +1,9 @@
 // Numbered, append-only SQL files applied in order, all pending ones in one transaction, under an advisory
 // lock so that several processes starting together apply each migration exactly once.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Db } from './db.js';
+import { loadMigrations } from './migrations.js';
 
 const MIGRATIONS_LOCK = 7_349_001;
-
-function migrationsDir(): string {
-  // Compiled code runs from dist/src/storage; the SQL files stay in src/storage/migrations.
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [join(here, 'migrations'), join(here, '../../../src/storage/migrations')]) {
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error('SQL migrations directory not found');
-}
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-export function loadMigrations(): Migration[] {
-  const dir = migrationsDir();
-  return readdirSync(dir)
-    .filter((file) => /^\d{4}_.+\.sql$/.test(file))
-    .sort()
-    .map((file) => ({
-      version: Number(file.slice(0, 4)),
-      name: file,
-      sql: readFileSync(join(dir, file), 'utf8'),
-    }));
-}
 
 export async function migrate(db: Db): Promise<string[]> {
   const migrations = loadMigrations();

@@ -8,20 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import {
-  buildAdminApp,
-  buildPublicApp,
-  createDispatcher,
-  createServices,
-  type Services,
-} from '../../src/app.js';
+import { buildAdminApp, buildPublicApp, createDispatcher } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Dispatcher } from '../../src/events/dispatcher.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { type Bucket, createMemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import '../../src/resources/imports.js';
-import { SCOPES } from '../../src/resources/fields.js';
+import { SCOPES } from '../../src/schema/fields.js';
 import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
+import { createServices, type Services } from '../../src/services.js';
 import { type Db, openEmbedded, openPostgres } from '../../src/storage/db.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { contract } from './contract.js';

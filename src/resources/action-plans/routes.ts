@@ -5,7 +5,7 @@ import { notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
 import { collectionSchema, LimitParam, renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
-import { StringEnum, Uuid } from '../fields.js';
+import { StringEnum, Uuid } from '../../schema/fields.js';
 import {
   ActionPlan,
   ActionPlanItem,

@@ -1,8 +1,8 @@
 // Action plan and action plan item: risk-data-api.md "Action plans", resources.md "Action plan" and
 // "Action plan item", decisions 16-18.
 import { Type } from 'typebox';
-import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../fields.js';
-import { defineResource, field } from '../resource.js';
+import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 export const ActionPlanItemStatus = [
   'pending',

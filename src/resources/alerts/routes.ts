@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { listRoute } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
-import { StringEnum } from '../fields.js';
+import { StringEnum } from '../../schema/fields.js';
 import { Alert, AlertRow, AlertScope, AlertSeverity, Insight, InsightCategory } from './schema.js';
 
 const TAG = 'Alerts and insights';

@@ -1,8 +1,8 @@
 // Alert and insight: risk-data-api.md "Alert", "Alerts and insights", resources.md "Alert" and "Insight",
 // decision 15.
 import { Type } from 'typebox';
-import { DateTime, Nullable, StringEnum, Uuid } from '../fields.js';
-import { defineResource, field } from '../resource.js';
+import { DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 export const AlertSeverity = ['critical', 'high', 'medium', 'low'] as const;
 export const AlertScope = ['supplier', 'org'] as const;

@@ -6,8 +6,8 @@ import { conflict, notFound, validationFailed } from '../../http/errors.js';
 import { getRoute, listRoute, readOne } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
+import { DateTime, StringEnum, Uuid } from '../../schema/fields.js';
 import type { TenantDb } from '../../storage/tenant.js';
-import { DateTime, StringEnum, Uuid } from '../fields.js';
 import {
   Assessment,
   AssessmentCreate,

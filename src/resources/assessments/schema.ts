@@ -1,8 +1,8 @@
 // Assessment: risk-data-api.md "Assessment", resources.md "Assessment", decisions 6 and 11.
 // Gap: risk-data-api.md "Gap (element of an assessment's gap list)", resources.md "Gap".
 import { Type } from 'typebox';
-import { DateTime, Nullable, StringEnum, Usd, Uuid, VendorProfile } from '../fields.js';
-import { defineResource, field } from '../resource.js';
+import { DateTime, Nullable, StringEnum, Usd, Uuid, VendorProfile } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 export const AssessmentStatus = ['draft', 'sent', 'in_progress', 'paused', 'completed', 'expired'] as const;
 export const AssessmentType = ['self', 'supplier'] as const;

@@ -3,7 +3,7 @@ import { validationFailed } from '../../http/errors.js';
 import { listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
 import { checker } from '../../http/validation.js';
-import { Criticality, StringEnum } from '../fields.js';
+import { Criticality, StringEnum } from '../../schema/fields.js';
 import {
   Asset,
   AssetSource,

@@ -1,7 +1,7 @@
 // Asset: risk-data-api.md "Asset" and "Assets", resources.md "Asset", decision 34.
 import { Type } from 'typebox';
-import { Criticality, DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../fields.js';
-import { defineResource, field } from '../resource.js';
+import { Criticality, DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 export const AssetType = [
   'application',

@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { type Filter, listRoute } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
-import { Uuid } from '../fields.js';
+import { Uuid } from '../../schema/fields.js';
 import { AuditLog } from './schema.js';
 
 const instant = (description: string) => Type.String({ format: 'date-time', description });

@@ -1,7 +1,7 @@
 // Audit log entry: resources.md "Audit log entry". Entries never change, so there is no updated_at.
 import { Type } from 'typebox';
-import { DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../fields.js';
-import { defineResource, field } from '../resource.js';
+import { DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 export const AuditLog = defineResource({
   name: 'AuditLogEntry',

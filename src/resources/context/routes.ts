@@ -3,8 +3,8 @@
 import { Type } from 'typebox';
 import { type Filter, type ListQuery, listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
-import { Criticality, StringEnum, Uuid } from '../fields.js';
-import type { Resource } from '../resource.js';
+import { Criticality, StringEnum, Uuid } from '../../schema/fields.js';
+import type { Resource } from '../../schema/resource.js';
 import {
   Bia,
   BusinessProcess,

@@ -1,8 +1,8 @@
 // The business context: risk-data-api.md "Context" and "Other resources", resources.md "Business process",
 // "Product or service", "Processing activity", "Business impact analysis (bia)", "Threat".
 import { Type } from 'typebox';
-import { Criticality, DateTime, Nullable, StringEnum, Uuid } from '../fields.js';
-import { defineResource, field } from '../resource.js';
+import { Criticality, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 export const ThreatSeverity = ['none', 'low', 'medium', 'high', 'critical'] as const;
 export const ThreatStatus = ['open', 'mitigated', 'accepted'] as const;

@@ -6,13 +6,13 @@
 // the audit entry together. A render that dies halfway leaves at most an orphan file, never a report marked
 // ready without its PDF.
 import type { FastifyRequest } from 'fastify';
-import type { Services } from '../../app.js';
 import { recordEvent } from '../../events/outbox.js';
 import { invalidRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../http/validation.js';
 import type { AdminRegistrar } from '../../management/app.js';
 import { locateWorkspace } from '../../management/locate.js';
 import { type ReportPdfInput, renderReportPdf } from '../../reports/pdf.js';
+import type { Services } from '../../services.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';
 import { readReport } from './routes.js';

@@ -1,11 +1,12 @@
 // GET /reports, GET /reports/{id}, GET /reports/{id}/pdf (risk-data-api.md "Endpoints › Reports"; decision 33).
-import type { Services } from '../../app.js';
+
 import { conflict, notFound } from '../../http/errors.js';
 import { getRoute, listRoute, readOne } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
 import { SIGNED_URL_TTL_SECONDS, signObjectUrl } from '../../reports/signed-url.js';
+import { Uuid } from '../../schema/fields.js';
+import type { Services } from '../../services.js';
 import type { TenantDb } from '../../storage/tenant.js';
-import { Uuid } from '../fields.js';
 import { Report } from './schema.js';
 
 const TAG = 'Reports';

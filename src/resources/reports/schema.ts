@@ -1,7 +1,7 @@
 // Report: risk-data-api.md "Report", resources.md "Report".
 import { Type } from 'typebox';
-import { DateTime, Nullable, StringEnum, Uuid } from '../fields.js';
-import { defineResource, field } from '../resource.js';
+import { DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 export const PdfStatus = ['pending', 'ready'] as const;
 

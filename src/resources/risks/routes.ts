@@ -6,7 +6,7 @@ import { invalidRequest, notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
 import { collectionSchema, LimitParam, type PageMeta, renderPage, USD } from '../../http/pagination.js';
 import type { RouteDef } from '../../http/route.js';
-import { DateTime, StringEnum, Uuid } from '../fields.js';
+import { DateTime, StringEnum, Uuid } from '../../schema/fields.js';
 import {
   CyberMatrixRow,
   OrganizationalMatrixRow,

@@ -1,8 +1,8 @@
 // Risks: resources.md "Risk", "Risk treatment", "Risk scores", "Risk matrix row", "Risk acceptance letter";
 // risk-data-api.md "Risks"; decisions 36, 37, 40, 42.
 import { Type } from 'typebox';
-import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../fields.js';
-import { defineResource, type FieldSpec, field } from '../resource.js';
+import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { defineResource, type FieldSpec, field } from '../../schema/resource.js';
 
 // Enumerations of risk-data-api.md "Enumerations" and resources.md.
 export const RiskType = ['organizational', 'operational'] as const;

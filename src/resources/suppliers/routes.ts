@@ -4,7 +4,14 @@ import { Type } from 'typebox';
 import { type ApiError, conflict } from '../../http/errors.js';
 import { getRoute, listRoute } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
-import { Criticality, DateTime, RiskGroup, StringEnum, SupplierStatus, VendorProfile } from '../fields.js';
+import {
+  Criticality,
+  DateTime,
+  RiskGroup,
+  StringEnum,
+  SupplierStatus,
+  VendorProfile,
+} from '../../schema/fields.js';
 import { Supplier, SupplierCreate, SupplierDetail } from './schema.js';
 
 const TAG = 'Suppliers';

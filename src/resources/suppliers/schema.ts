@@ -13,8 +13,8 @@ import {
   Usd,
   Uuid,
   VendorProfile,
-} from '../fields.js';
-import { defineResource, field } from '../resource.js';
+} from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 
 const Domain = Type.String({
   minLength: 1,

@@ -1,10 +1,11 @@
 // GET /webhook-endpoints and GET /webhook-deliveries (risk-data-api.md "Webhooks", decisions 22 and 43).
 // Read only: endpoints are registered through the management API, and the signing secret is never returned.
 import { Type } from 'typebox';
+import { DeliveryStatuses } from '../../events/delivery-status.js';
 import { listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
-import { StringEnum, Uuid } from '../fields.js';
-import { DeliveryStatuses, WebhookDelivery, WebhookEndpoint } from './schema.js';
+import { StringEnum, Uuid } from '../../schema/fields.js';
+import { WebhookDelivery, WebhookEndpoint } from './schema.js';
 
 export const webhooksRoutes: RouteDef[] = [
   listRoute({

@@ -1,13 +1,11 @@
 // Webhook endpoints and delivery attempts: resources.md "Webhook endpoint" and "Webhook delivery attempt",
 // decisions 21-24 and 43. Endpoints are registered through the management API; the public API only reads.
 import { type TProperties, type TSchema, Type } from 'typebox';
+import { DeliveryStatuses } from '../../events/delivery-status.js';
+import { DateTime, Nullable, StringEnum, Uuid, WebhookEvents } from '../../schema/fields.js';
+import { defineResource, field } from '../../schema/resource.js';
 import { ActionPlanItemStatus } from '../action-plans/schema.js';
 import { AlertScope, AlertSeverity } from '../alerts/schema.js';
-import { DateTime, Nullable, StringEnum, Uuid, WebhookEvents } from '../fields.js';
-import { defineResource, field } from '../resource.js';
-
-export const DeliveryStatuses = ['pending', 'delivering', 'delivered', 'failed', 'exhausted'] as const;
-export type DeliveryStatus = (typeof DeliveryStatuses)[number];
 
 export const WebhookEndpoint = defineResource({
   name: 'WebhookEndpoint',

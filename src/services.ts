@@ -1,0 +1,62 @@
+// The services one process shares between its listeners, its worker and its handlers, made once at start.
+// A module of its own so that http/, management/ and the slices can name the type without importing the
+// wiring in app.ts.
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { Authenticator } from './http/auth.js';
+import type { Metrics } from './http/metrics.js';
+import { CursorCodec } from './http/pagination.js';
+import {
+  ADDRESS_BUCKETS,
+  type Bucket,
+  PDF_BUCKETS,
+  type RateLimiter,
+  WORKSPACE_BUCKETS,
+} from './http/rate-limit.js';
+import type { PublicServices } from './http/route.js';
+import { createLocalObjectStorage, type ObjectStorage } from './reports/storage.js';
+import type { Db } from './storage/db.js';
+import { serviceSecret } from './storage/settings.js';
+
+export interface Services extends PublicServices {
+  config: Config;
+  logger: Logger;
+  adminTokenHash: Buffer;
+  metrics: Metrics;
+  /** Report PDFs (local files under DATA_DIR/objects; an S3-compatible store can implement the interface). */
+  objects: ObjectStorage;
+  /** Key of the signed download URLs the service issues. */
+  urlSecret: Buffer;
+}
+
+export async function createServices(options: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  limiter: RateLimiter;
+  adminTokenHash: Buffer;
+  metrics: Metrics;
+  buckets?: Partial<Record<'workspace' | 'address' | 'pdf', readonly Bucket[]>>;
+  authCacheTtlMs?: number;
+  objects?: ObjectStorage;
+}): Promise<Services> {
+  options.metrics.observe({ db: options.db, limiter: options.limiter });
+  return {
+    config: options.config,
+    db: options.db,
+    logger: options.logger,
+    limiter: options.limiter,
+    adminTokenHash: options.adminTokenHash,
+    metrics: options.metrics,
+    objects: options.objects ?? createLocalObjectStorage(join(options.config.dataDir, 'objects')),
+    urlSecret: await serviceSecret(options.db, 'url_signing_secret'),
+    auth: new Authenticator(options.db, { cacheTtlMs: options.authCacheTtlMs ?? 30_000 }),
+    cursors: new CursorCodec(await serviceSecret(options.db, 'cursor_secret')),
+    buckets: {
+      workspace: options.buckets?.workspace ?? WORKSPACE_BUCKETS,
+      address: options.buckets?.address ?? ADDRESS_BUCKETS,
+      pdf: options.buckets?.pdf ?? PDF_BUCKETS,
+    },
+  };
+}
