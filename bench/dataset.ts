@@ -11,7 +11,7 @@ import { SingleBar } from 'cli-progress';
 import pg from 'pg';
 import { canonicalJson } from '../src/http/idempotency.js';
 import { generateSeedDocument } from '../src/management/seed-data.js';
-import { SCOPES } from '../src/resources/fields.js';
+import { SCOPES } from '../src/schema/fields.js';
 import { sha256 } from '../src/security/secrets.js';
 import { type Db, openEmbedded, openPostgres } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';

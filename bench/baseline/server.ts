@@ -12,8 +12,8 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Gap } from '../../src/resources/assessments/schema.js';
 import { AuditLog } from '../../src/resources/audit-logs/schema.js';
-import type { Resource } from '../../src/resources/resource.js';
 import { Supplier, SupplierDetail } from '../../src/resources/suppliers/schema.js';
+import type { Resource } from '../../src/schema/resource.js';
 
 type Row = Record<string, unknown>;
 type Query = (sql: string, params: unknown[]) => Promise<Row[]>;
