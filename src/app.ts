@@ -6,9 +6,10 @@ import { createSender } from './events/sender.js';
 import { registerOpenRoutes } from './http/open-route.js';
 import { registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
+import { adminRoutes } from './management/admin-routes.js';
 import { buildAdminRoutes } from './management/app.js';
 import { servedOpenRoutes } from './openapi/reference.js';
-import { adminRegistrars, publicRoutes } from './resources/index.js';
+import { publicRoutes } from './resources/index.js';
 import type { Services } from './services.js';
 
 export function buildPublicApp(services: Services): FastifyInstance {
@@ -20,7 +21,7 @@ export function buildPublicApp(services: Services): FastifyInstance {
 
 export function buildAdminApp(services: Services): FastifyInstance {
   const app = createServer(services.logger.child({ listener: 'admin' }), services.metrics, 'admin');
-  buildAdminRoutes(app, services, adminRegistrars);
+  buildAdminRoutes(app, services, adminRoutes);
   return app;
 }
 

@@ -1,6 +1,5 @@
 // The management listener: /admin (bearer ADMIN_TOKEN), /healthz, /readyz, /metrics.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
 import { Authenticator } from '../http/auth.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { assertSingleValuedHeaders } from '../http/request-headers.js';
@@ -9,95 +8,45 @@ import { constantTimeEqual, sha256 } from '../security/secrets.js';
 import type { Services } from '../services.js';
 import { StorageFullError } from '../storage/db.js';
 import { pendingMigrations } from '../storage/migrate.js';
-import { importDocument } from './import.js';
-import * as ops from './operations.js';
-import { ApiKeyCreate, UserCreate, WorkspaceCreate, WorkspacePatch } from './schemas.js';
+import type { Operator } from './operations.js';
+import type { AdminRouteTable } from './route.js';
 
-export type AdminHandler = (request: FastifyRequest, op: ops.Operator) => Promise<string | undefined>;
-export type AdminRoute = (
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  url: string,
-  status: number,
-  handler: AdminHandler,
-  body?: TSchema,
-) => void;
-/** Lifecycle actions of the resource areas (assessment status, report render, …), registered by each area. */
-export type AdminRegistrar = (route: AdminRoute, services: Services) => void;
-
-export function buildAdminRoutes(
-  app: FastifyInstance,
-  services: Services,
-  registrars: readonly AdminRegistrar[],
-): void {
-  const operator = (request: FastifyRequest): ops.Operator => ({
-    db: services.db,
-    allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
-    requestId: request.id,
-    onAuthChange: () => services.auth.invalidate(),
-  });
-
-  const route: AdminRoute = (method, url, status, handler, body) => {
+export function buildAdminRoutes(app: FastifyInstance, services: Services, routes: AdminRouteTable): void {
+  for (const route of Object.values(routes)) {
+    const hasIdPath = route.url.startsWith('/workspaces/:id');
     app.route({
-      method,
-      url: `/admin${url}`,
+      method: route.method,
+      url: `/admin${route.url}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const token = Authenticator.bearer(request.raw.rawHeaders);
         if (!token || !constantTimeEqual(sha256(token), services.adminTokenHash)) {
           throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
         }
         assertSingleValuedHeaders(request.raw.rawHeaders);
-        for (const value of Object.values(request.params as Record<string, string>))
-          if (!isUuid(value)) throw notFound();
-        if (url.startsWith('/workspaces/:id')) request.workspaceId = id(request);
+        const params = request.params as Record<string, string>;
+        for (const value of Object.values(params)) if (!isUuid(value)) throw notFound();
+        if (hasIdPath) request.workspaceId = params.id ?? null;
         if (Object.keys(request.query as object).length > 0)
           throw invalidRequest('This endpoint takes no query parameters.');
-        if (body) validateBody(body, request.body);
-        const result = await handler(request, operator(request));
-        reply.code(status);
+        if (route.body && route.validateBody !== false) validateBody(route.body, request.body);
+        const op: Operator = {
+          db: services.db,
+          allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
+          requestId: request.id,
+          onAuthChange: () => services.auth.invalidate(),
+        };
+        // Validated against the route's body schema above (or judged by the handler: validateBody false).
+        const input = { params, body: route.body ? request.body : undefined } as Parameters<
+          typeof route.handler
+        >[1];
+        const result = await route.handler({ op, services }, input);
+        reply.code(route.status);
         return result === undefined
           ? reply.send()
           : reply.header('content-type', 'application/json; charset=utf-8').send(result);
       },
     });
-  };
-  const id = (request: FastifyRequest) => (request.params as { id: string }).id;
-  // biome-ignore lint/suspicious/noExplicitAny: bodies are validated against their schema before use
-  const body = (request: FastifyRequest) => request.body as any;
-
-  route('POST', '/workspaces', 201, (request, op) => ops.createWorkspace(op, body(request)), WorkspaceCreate);
-  route('GET', '/workspaces', 200, () => ops.listWorkspaces(services.db));
-  route('GET', '/workspaces/:id', 200, (request) => ops.readWorkspace(services.db, id(request)));
-  route(
-    'PATCH',
-    '/workspaces/:id',
-    200,
-    (request, op) => ops.updateWorkspace(op, id(request), body(request)),
-    WorkspacePatch,
-  );
-  route(
-    'POST',
-    '/workspaces/:id/users',
-    201,
-    (request, op) => ops.createUser(op, id(request), body(request)),
-    UserCreate,
-  );
-  route(
-    'POST',
-    '/workspaces/:id/api-keys',
-    201,
-    (request, op) => ops.createApiKey(op, id(request), body(request)),
-    ApiKeyCreate,
-  );
-  route('GET', '/workspaces/:id/api-keys', 200, (request) => ops.listApiKeys(services.db, id(request)));
-  route('POST', '/api-keys/:id/revoke', 200, (request, op) => ops.revokeApiKey(op, id(request)));
-  route('POST', '/workspaces/:id/import', 200, async (request) => {
-    const workspaceId = id(request);
-    await ops.readWorkspace(services.db, workspaceId);
-    const created = await importDocument(services.db, workspaceId, request.body, { requestId: request.id });
-    return JSON.stringify({ created });
-  });
-
-  for (const register of registrars) register(route, services);
+  }
 
   app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

@@ -1,5 +1,5 @@
 // Resources of the management interface (management-api.md, "Endpoints").
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { DateTime, Nullable, Plans, SCOPES, StringEnum, Uuid } from '../schema/fields.js';
 import { defineResource, field } from '../schema/resource.js';
 
@@ -71,3 +71,20 @@ export const ApiKeyCreate = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** An API key as issued: the key and, in this response only, its secret. */
+export const ApiKeyWithSecret = Type.Object(
+  { ...ApiKey.schema.properties, secret: Type.String({ description: 'Shown in this response only.' }) },
+  { additionalProperties: false, title: 'ApiKeyWithSecret' },
+);
+
+/** The records an import created, per collection. */
+export const ImportResult = Type.Object(
+  { created: Type.Record(Type.String(), Type.Integer({ minimum: 0 })) },
+  { additionalProperties: false, title: 'ImportResult' },
+);
+
+/** An admin listing: every record at once, under `data` (no paging: the operator's lists are short). */
+export function listOf(item: TSchema) {
+  return Type.Object({ data: Type.Array(item) }, { additionalProperties: false });
+}

@@ -2,7 +2,6 @@
 // The OpenAPI document and the route-table tests walk these lists.
 import type { OpenRouteDef } from '../http/open-route.js';
 import type { RouteDef } from '../http/route.js';
-import type { AdminRegistrar } from '../management/app.js';
 import { actionPlansAdmin } from './action-plans/admin.js';
 import { actionPlansRoutes } from './action-plans/routes.js';
 import { alertsAdmin } from './alerts/admin.js';
@@ -37,11 +36,12 @@ export const publicRoutes: RouteDef[] = [
 /** Public routes outside /v1 that need no key: the signed PDF download (the API reference adds its own). */
 export const openRoutes: OpenRouteDef[] = [fileRoute];
 
-export const adminRegistrars: AdminRegistrar[] = [
-  assessmentsAdmin,
-  reportsAdmin,
-  assetsAdmin,
-  actionPlansAdmin,
-  alertsAdmin,
-  webhooksAdmin,
-];
+/** The lifecycle actions of the areas on the management listener, by operationId. */
+export const sliceAdminRoutes = {
+  ...assessmentsAdmin,
+  ...reportsAdmin,
+  ...assetsAdmin,
+  ...actionPlansAdmin,
+  ...alertsAdmin,
+  ...webhooksAdmin,
+};

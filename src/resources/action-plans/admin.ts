@@ -1,27 +1,25 @@
 // POST /admin/action-plan-items/{id}/status (management-api.md): a status change made by a user of the
 // workspace in the web application. Same rules and event as the public PATCH: both call changeItemStatus.
-import type { FastifyRequest } from 'fastify';
 import { notFound, validationFailed } from '../../http/errors.js';
-import type { AdminRegistrar } from '../../management/app.js';
+import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';
-import { AdminItemStatusChange } from './schema.js';
+import { ActionPlanItem, AdminItemStatusChange } from './schema.js';
 import { changeItemStatus } from './status.js';
 
-interface AdminStatusBody {
-  status: string;
-  note?: string | null;
-  user_id: string;
-}
-
-export const actionPlansAdmin: AdminRegistrar = (route) => {
-  route(
-    'POST',
-    '/action-plan-items/:id/status',
-    200,
-    async (request: FastifyRequest, op) => {
-      const itemId = (request.params as { id: string }).id;
-      const input = request.body as AdminStatusBody;
+export const actionPlansAdmin = {
+  setActionPlanItemStatus: adminRoute({
+    method: 'POST',
+    url: '/action-plan-items/:id/status',
+    tag: 'Lifecycle',
+    summary: "Change an action plan item's status as a user of its workspace",
+    description: 'Same rules and event as the public PATCH, attributed to `user_id`.',
+    status: 200,
+    body: AdminItemStatusChange,
+    response: ActionPlanItem.schema,
+    errors: [404, 409, 422],
+    handler: async ({ op }, { params, body: input }) => {
+      const itemId = params.id;
       return op.db.transaction(async (tx) => {
         // Item ids are unique per workspace; prefer the copy in the user's workspace should two workspaces
         // hold the same imported id.
@@ -59,6 +57,5 @@ export const actionPlansAdmin: AdminRegistrar = (route) => {
         return item;
       });
     },
-    AdminItemStatusChange,
-  );
+  }),
 };

@@ -1,29 +1,24 @@
 // POST /admin/workspaces/{id}/alerts (management-api.md): the service raises an alert. One transaction writes
 // the alert, its `alert.created` event (decisions 23, 25) and the audit entry (decision 26).
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import { recordEvent } from '../../events/outbox.js';
 import { notFound, validationFailed } from '../../http/errors.js';
-import type { AdminRegistrar } from '../../management/app.js';
+import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';
 import { Alert, AlertCreate, alertScopeProblem } from './schema.js';
 
-interface AlertCreateBody {
-  scope: 'supplier' | 'org';
-  severity: string;
-  title: string;
-  body: string;
-  supplier_id?: string | null;
-}
-
-export const alertsAdmin: AdminRegistrar = (route) => {
-  route(
-    'POST',
-    '/workspaces/:id/alerts',
-    201,
-    async (request: FastifyRequest, op) => {
-      const workspaceId = (request.params as { id: string }).id;
-      const input = request.body as AlertCreateBody;
+export const alertsAdmin = {
+  createAlert: adminRoute({
+    method: 'POST',
+    url: '/workspaces/:id/alerts',
+    tag: 'Lifecycle',
+    summary: 'Raise an alert in a workspace (emits alert.created)',
+    status: 201,
+    body: AlertCreate,
+    response: Alert.schema,
+    errors: [404, 422],
+    handler: async ({ op }, { params, body: input }) => {
+      const workspaceId = params.id;
       const problem = alertScopeProblem(input.scope, input.supplier_id);
       if (problem) throw validationFailed({ supplier_id: problem });
       const supplierId = input.supplier_id ?? null;
@@ -64,6 +59,5 @@ export const alertsAdmin: AdminRegistrar = (route) => {
         return row?.j;
       });
     },
-    AlertCreate,
-  );
+  }),
 };

@@ -3,27 +3,26 @@
 // transitions", "Events"; decision 25).
 import { recordEvent } from '../../events/outbox.js';
 import { validationFailed } from '../../http/errors.js';
-import type { AdminRegistrar } from '../../management/app.js';
 import { locateWorkspace } from '../../management/locate.js';
+import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';
 import { readAssessment } from './routes.js';
-import { AssessmentStatusChange } from './schema.js';
+import { Assessment, AssessmentStatusChange } from './schema.js';
 
-interface StatusChange {
-  status: string;
-  decision?: string | null;
-  workspace_id?: string;
-}
-
-export const assessmentsAdmin: AdminRegistrar = (route) => {
-  route(
-    'POST',
-    '/assessments/:id/status',
-    200,
-    async (request, op) => {
-      const { id } = request.params as { id: string };
-      const input = request.body as StatusChange;
+export const assessmentsAdmin = {
+  setAssessmentStatus: adminRoute({
+    method: 'POST',
+    url: '/assessments/:id/status',
+    tag: 'Lifecycle',
+    summary: "Move an assessment to a status (the service's own transitions)",
+    description: 'Entering `completed` emits `assessment.completed` once per assessment, ever.',
+    status: 200,
+    body: AssessmentStatusChange,
+    response: Assessment.schema,
+    errors: [404, 409, 422],
+    handler: async ({ op }, { params, body: input }) => {
+      const { id } = params;
       // A decision belongs to a completed assessment (resources.md "decision: set when completed").
       if (input.decision != null && input.status !== 'completed')
         throw validationFailed({ decision: 'may only be given with status completed' });
@@ -82,6 +81,5 @@ export const assessmentsAdmin: AdminRegistrar = (route) => {
         return (await readAssessment(new TenantDb(tx, workspaceId), id)) ?? undefined;
       });
     },
-    AssessmentStatusChange,
-  );
+  }),
 };

@@ -1,9 +1,9 @@
 // POST /admin/assets/{id}/confirm (management-api.md): the human review of the web application, which moves
 // an asset from discovered to confirmed (risk-data-api.md "States and transitions").
 import { notFound } from '../../http/errors.js';
-import type { AdminRegistrar } from '../../management/app.js';
 import { locateWorkspace } from '../../management/locate.js';
 import type { Operator } from '../../management/operations.js';
+import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';
 import { Asset } from './schema.js';
 
@@ -41,8 +41,15 @@ export async function confirmAsset(op: Operator, id: string): Promise<string> {
   });
 }
 
-export const assetsAdmin: AdminRegistrar = (route) => {
-  route('POST', '/assets/:id/confirm', 200, (request, op) =>
-    confirmAsset(op, (request.params as { id: string }).id),
-  );
+export const assetsAdmin = {
+  confirmAsset: adminRoute({
+    method: 'POST',
+    url: '/assets/:id/confirm',
+    tag: 'Lifecycle',
+    summary: 'Confirm a discovered asset (review_status becomes confirmed)',
+    status: 200,
+    response: Asset.schema,
+    errors: [404, 409],
+    handler: ({ op }, { params }) => confirmAsset(op, params.id),
+  }),
 };

@@ -5,29 +5,29 @@
 // runs outside any transaction, then one short transaction marks the report ready and records the event and
 // the audit entry together. A render that dies halfway leaves at most an orphan file, never a report marked
 // ready without its PDF.
-import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { recordEvent } from '../../events/outbox.js';
 import { invalidRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../http/validation.js';
-import type { AdminRegistrar } from '../../management/app.js';
 import { locateWorkspace } from '../../management/locate.js';
+import { adminRoute } from '../../management/route.js';
 import { type ReportPdfInput, renderReportPdf } from '../../reports/pdf.js';
-import type { Services } from '../../services.js';
+import { Uuid } from '../../schema/fields.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';
 import { readReport } from './routes.js';
+import { Report } from './schema.js';
 
 /** Object key of a report's PDF. Private to the server: signed URLs carry it encrypted. */
 export const reportPdfKey = (workspaceId: string, reportId: string) =>
   `workspaces/${workspaceId}/reports/${reportId}.pdf`;
 
 /** The render action takes no body, or `{workspace_id}` when imported ids repeat across workspaces. */
-function namedWorkspace(request: FastifyRequest): string | undefined {
-  const body = request.body as Record<string, unknown> | undefined;
+function namedWorkspace(body: unknown): string | undefined {
   if (body === undefined) return undefined;
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw invalidRequest('The request body must be a JSON object.');
-  const { workspace_id: workspaceId, ...rest } = body;
+  const { workspace_id: workspaceId, ...rest } = body as Record<string, unknown>;
   const [unknown] = Object.keys(rest);
   if (unknown) throw invalidRequest(`Unknown body field: ${unknown}.`);
   if (workspaceId === undefined) return undefined;
@@ -62,39 +62,55 @@ async function pdfInput(tenant: TenantDb, reportId: string): Promise<ReportPdfIn
   return row?.input ?? null;
 }
 
-export const reportsAdmin: AdminRegistrar = (route, services: Services) => {
-  route('POST', '/reports/:id/render', 200, async (request, op) => {
-    const { id } = request.params as { id: string };
-    const workspaceId = await locateWorkspace(op.db, 'reports', id, 'report', namedWorkspace(request));
-    const input = await pdfInput(new TenantDb(op.db, workspaceId), id);
-    if (!input) throw notFound('report');
-    const key = reportPdfKey(workspaceId, id);
-    await services.objects.put(key, await renderReportPdf(input), 'application/pdf');
+export const reportsAdmin = {
+  renderReport: adminRoute({
+    method: 'POST',
+    url: '/reports/:id/render',
+    tag: 'Lifecycle',
+    summary: "Render a report's PDF (emits report.ready)",
+    description:
+      'No body, or `{"workspace_id": …}` when imported records of several workspaces share the id.',
+    status: 200,
+    body: Type.Object(
+      { workspace_id: Type.Optional(Uuid) },
+      { additionalProperties: false, title: 'ReportRender' },
+    ),
+    validateBody: false,
+    response: Report.schema,
+    errors: [400, 404, 409],
+    handler: async ({ op, services }, { params, body }) => {
+      const { id } = params;
+      const workspaceId = await locateWorkspace(op.db, 'reports', id, 'report', namedWorkspace(body));
+      const input = await pdfInput(new TenantDb(op.db, workspaceId), id);
+      if (!input) throw notFound('report');
+      const key = reportPdfKey(workspaceId, id);
+      await services.objects.put(key, await renderReportPdf(input), 'application/pdf');
 
-    return op.db.transaction(async (tx) => {
-      const tenant = new TenantDb(tx, workspaceId);
-      const [report] = await tenant.query<{ supplier_id: string; assessment_id: string | null }>(
-        `update reports set pdf_object_key = $2, pdf_rendered_at = now(), updated_at = now()
+      return op.db.transaction(async (tx) => {
+        const tenant = new TenantDb(tx, workspaceId);
+        const [report] = await tenant.query<{ supplier_id: string; assessment_id: string | null }>(
+          `update reports set pdf_object_key = $2, pdf_rendered_at = now(), updated_at = now()
           where workspace_id = $ws and id = $1 returning supplier_id, assessment_id`,
-        [id, key],
-      );
-      if (!report) throw notFound('report');
-      // Every render makes a (new) PDF available, so every render announces it.
-      await recordEvent(tx, workspaceId, 'report.ready', {
-        report_id: id,
-        supplier_id: report.supplier_id,
-        assessment_id: report.assessment_id,
+          [id, key],
+        );
+        if (!report) throw notFound('report');
+        // Every render makes a (new) PDF available, so every render announces it.
+        await recordEvent(tx, workspaceId, 'report.ready', {
+          report_id: id,
+          supplier_id: report.supplier_id,
+          assessment_id: report.assessment_id,
+        });
+        await recordAudit(tx, {
+          workspaceId,
+          action: 'report.rendered',
+          actorType: 'system',
+          actorId: null,
+          targetType: 'report',
+          targetId: id,
+          requestId: op.requestId ?? null,
+        });
+        return (await readReport(tenant, id)) ?? undefined;
       });
-      await recordAudit(tx, {
-        workspaceId,
-        action: 'report.rendered',
-        actorType: 'system',
-        actorId: null,
-        targetType: 'report',
-        targetId: id,
-        requestId: op.requestId ?? null,
-      });
-      return (await readReport(tenant, id)) ?? undefined;
-    });
-  });
+    },
+  }),
 };

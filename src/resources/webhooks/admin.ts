@@ -2,14 +2,16 @@
 // register, change and delete endpoints, rotate a signing secret with an overlap, replay one delivery or
 // every failed delivery of an endpoint in a time range, and read an endpoint's recent attempts.
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import { type TSchema, Type } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
 import { checkWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
-import type { AdminRegistrar } from '../../management/app.js';
 import { type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
+import { adminRoute } from '../../management/route.js';
+import { listOf } from '../../management/schemas.js';
+import { DateTime } from '../../schema/fields.js';
 import { recordAudit } from '../../storage/audit.js';
 import type { Queryable } from '../../storage/db.js';
 import {
@@ -272,45 +274,96 @@ async function recentAttempts(q: Queryable, endpointId: string): Promise<string>
   return `{"data":[${rows.map((row) => row.j).join(',')}]}`;
 }
 
-const param = (request: FastifyRequest) => (request.params as { id: string }).id;
-// biome-ignore lint/suspicious/noExplicitAny: bodies are validated against their schema before use
-const body = (request: FastifyRequest) => request.body as any;
+/** An endpoint as registered or re-keyed: its new signing secret is shown in this response only. */
+const EndpointWithSecret = (title: string, extra: Record<string, TSchema> = {}) =>
+  Type.Object(
+    {
+      ...WebhookEndpoint.schema.properties,
+      signing_secret: Type.String({ description: 'Shown in this response only.' }),
+      ...extra,
+    },
+    { additionalProperties: false, title },
+  );
+const TAG = 'Webhook endpoints';
 
-export const webhooksAdmin: AdminRegistrar = (route, services) => {
-  route(
-    'POST',
-    '/workspaces/:id/webhook-endpoints',
-    201,
-    (request, op) => createWebhookEndpoint(op, param(request), body(request)),
-    WebhookEndpointCreate,
-  );
-  route(
-    'PATCH',
-    '/webhook-endpoints/:id',
-    200,
-    (request, op) => updateWebhookEndpoint(op, param(request), body(request)),
-    WebhookEndpointPatch,
-  );
-  route('DELETE', '/webhook-endpoints/:id', 204, async (request, op) => {
-    await deleteWebhookEndpoint(op, param(request));
-    return undefined;
-  });
-  route(
-    'POST',
-    '/webhook-endpoints/:id/rotate-secret',
-    200,
-    (request, op) => rotateSigningSecret(op, param(request), body(request) ?? {}),
-    SecretRotation,
-  );
-  route(
-    'POST',
-    '/webhook-endpoints/:id/replay',
-    200,
-    (request, op) => replayEndpoint(op, param(request), body(request)),
-    EndpointReplay,
-  );
-  route('GET', '/webhook-endpoints/:id/deliveries', 200, (request) =>
-    recentAttempts(services.db, param(request)),
-  );
-  route('POST', '/webhook-deliveries/:id/replay', 201, (request, op) => replayDelivery(op, param(request)));
+export const webhooksAdmin = {
+  createWebhookEndpoint: adminRoute({
+    method: 'POST',
+    url: '/workspaces/:id/webhook-endpoints',
+    tag: TAG,
+    summary: 'Register a webhook endpoint (its signing secret is shown in this response only)',
+    status: 201,
+    body: WebhookEndpointCreate,
+    response: EndpointWithSecret('WebhookEndpointWithSecret'),
+    errors: [404, 422],
+    handler: ({ op }, { params, body }) => createWebhookEndpoint(op, params.id, body),
+  }),
+  updateWebhookEndpoint: adminRoute({
+    method: 'PATCH',
+    url: '/webhook-endpoints/:id',
+    tag: TAG,
+    summary: "Change an endpoint's URL, events, description or enabled flag",
+    status: 200,
+    body: WebhookEndpointPatch,
+    response: WebhookEndpoint.schema,
+    errors: [404, 422],
+    handler: ({ op }, { params, body }) => updateWebhookEndpoint(op, params.id, body),
+  }),
+  deleteWebhookEndpoint: adminRoute({
+    method: 'DELETE',
+    url: '/webhook-endpoints/:id',
+    tag: TAG,
+    summary: 'Delete an endpoint and its delivery history',
+    status: 204,
+    errors: [404],
+    handler: async ({ op }, { params }) => {
+      await deleteWebhookEndpoint(op, params.id);
+      return undefined;
+    },
+  }),
+  rotateWebhookSecret: adminRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/rotate-secret',
+    tag: TAG,
+    summary: 'Issue a new signing secret; the old one keeps signing during the overlap',
+    status: 200,
+    body: SecretRotation,
+    response: EndpointWithSecret('WebhookEndpointRotated', { previous_secret_expires_at: DateTime }),
+    errors: [404, 422],
+    handler: ({ op }, { params, body }) => rotateSigningSecret(op, params.id, body),
+  }),
+  replayWebhookEndpoint: adminRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/replay',
+    tag: TAG,
+    summary: 'Deliver again every event whose delivery failed in a time range',
+    status: 200,
+    body: EndpointReplay,
+    response: Type.Object(
+      { replayed: Type.Integer({ minimum: 0 }), data: Type.Array(WebhookDelivery.schema) },
+      { additionalProperties: false, title: 'EndpointReplayResult' },
+    ),
+    errors: [404, 409, 422],
+    handler: ({ op }, { params, body }) => replayEndpoint(op, params.id, body),
+  }),
+  listWebhookEndpointDeliveries: adminRoute({
+    method: 'GET',
+    url: '/webhook-endpoints/:id/deliveries',
+    tag: TAG,
+    summary: `The endpoint's ${RECENT_ATTEMPTS} most recent delivery attempts`,
+    status: 200,
+    response: listOf(WebhookDelivery.schema),
+    errors: [404],
+    handler: ({ op }, { params }) => recentAttempts(op.db, params.id),
+  }),
+  replayWebhookDelivery: adminRoute({
+    method: 'POST',
+    url: '/webhook-deliveries/:id/replay',
+    tag: TAG,
+    summary: 'Deliver one event again to the endpoint of this attempt',
+    status: 201,
+    response: WebhookDelivery.schema,
+    errors: [404, 409],
+    handler: ({ op }, { params }) => replayDelivery(op, params.id),
+  }),
 };

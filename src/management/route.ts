@@ -1,0 +1,63 @@
+// An admin route declares its contract like a public one: path, success status, body and response schemas.
+// The table of them is the single source of the /admin listener (management/app.ts), of its OpenAPI document
+// and of the typed admin client that the CLI and the tests call (management/client.ts). The key of a route in
+// its table is its operationId and the client's method name.
+import type { Static, TSchema } from 'typebox';
+import type { Services } from '../services.js';
+import type { Operator } from './operations.js';
+
+export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** The path parameters of a Fastify path, typed: `/workspaces/:id/users` → `{ id: string }`. */
+export type PathParams<U extends string> = U extends `${string}:${infer P}/${infer Rest}`
+  ? { [K in P]: string } & PathParams<`/${Rest}`>
+  : U extends `${string}:${infer P}`
+    ? { [K in P]: string }
+    : Record<never, never>;
+
+export interface AdminContext {
+  op: Operator;
+  services: Services;
+}
+
+/** The body a handler receives: its schema's static type, or nothing when the route declares none. */
+export type AdminBody<B> = B extends TSchema ? Static<B> : undefined;
+
+export interface AdminRouteDef<
+  U extends string = string,
+  B extends TSchema | undefined = TSchema | undefined,
+  V extends false | undefined = false | undefined,
+> {
+  method: AdminMethod;
+  /** Fastify path under /admin, e.g. `/workspaces/:id/users`. Path parameters are uuids. */
+  url: U;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** The status of success. */
+  status: 200 | 201 | 204;
+  /** The JSON body; a route without one ignores whatever body is sent. */
+  body?: B;
+  /** The handler judges the body itself (an import document, an optional `{workspace_id}`); `body` documents it. */
+  validateBody?: V;
+  /** The JSON of a success; none for 204. */
+  response?: TSchema;
+  /** Statuses the handler itself may answer (404 of a path id, 409, 422 …), for the document. */
+  errors?: readonly (400 | 404 | 409 | 422)[];
+  handler(
+    ctx: AdminContext,
+    input: { params: PathParams<U>; body: V extends false ? unknown : AdminBody<B> },
+  ): Promise<string | undefined>;
+}
+
+/** Declares one admin route, inferring its path parameters and body type. */
+export function adminRoute<
+  const U extends string,
+  B extends TSchema | undefined = undefined,
+  V extends false | undefined = undefined,
+>(route: AdminRouteDef<U, B, V>): AdminRouteDef<U, B, V> {
+  return route;
+}
+
+/** Routes by operationId. */
+export type AdminRouteTable = Record<string, AdminRouteDef>;
