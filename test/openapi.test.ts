@@ -15,10 +15,12 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { isUuid } from '../src/http/validation.js';
+import { adminRoutes } from '../src/management/admin-routes.js';
+import { adminDocumentText } from '../src/openapi/admin-document.js';
 import { apiDocumentText, servedOpenRoutes } from '../src/openapi/reference.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { WebhookEvents } from '../src/schema/fields.js';
-import { contract } from './support/contract.js';
+import { adminContract, contract } from './support/contract.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -225,11 +227,16 @@ describe('openapi.json', () => {
     const script = new URL('scripts/openapi.mjs', ROOT).pathname;
     const ok = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stderr);
-    const stale = join(await mkdtemp(join(tmpdir(), 'openapi-')), 'openapi.json');
-    writeFileSync(stale, committedText().replace('"Third-party risk data API"', '"Renamed"'));
+    const stale = await mkdtemp(join(tmpdir(), 'openapi-'));
+    writeFileSync(
+      join(stale, 'openapi.json'),
+      committedText().replace('"Third-party risk data API"', '"Renamed"'),
+    );
+    writeFileSync(join(stale, 'openapi.admin.json'), adminDocumentText());
     const drift = spawnSync(process.execPath, [script, '--check', stale], { encoding: 'utf8' });
     assert.equal(drift.status, 1);
-    assert.match(drift.stderr, /out of date/);
+    assert.match(drift.stderr, /openapi\.json is out of date/);
+    assert.match(drift.stdout, /openapi\.admin\.json matches/);
   });
 
   test('GET /openapi.json is served without a key and equals the committed file', async () => {
@@ -262,6 +269,41 @@ describe('openapi.json', () => {
     }
     assertError(await h.api('GET', '/docs/index.html'), 404, 'resource_not_found');
     assertError(await h.api('GET', '/docs/constructor'), 404, 'resource_not_found');
+  });
+});
+
+describe('openapi.admin.json (the management listener)', () => {
+  const adminDocument: Json = JSON.parse(adminDocumentText());
+
+  test('is valid OpenAPI 3.1 for @apidevtools/swagger-parser and has one operation per admin route', async () => {
+    const api = await SwaggerParser.validate(structuredClone(adminDocument), {
+      resolve: { external: false },
+    });
+    assert.equal((api as Json).openapi, '3.1.0');
+    const documented = Object.entries(adminDocument.paths as Record<string, Json>).flatMap(([path, item]) =>
+      METHODS.filter((method) => item[method]).map(
+        (method) => `${method.toUpperCase()} ${path} ${item[method].operationId}`,
+      ),
+    );
+    const declared = Object.entries(adminRoutes).map(
+      ([operationId, route]) =>
+        `${route.method} /admin${route.url.replace(/:(\w+)/g, '{$1}')} ${operationId}`,
+    );
+    for (const operation of declared) assert.ok(documented.includes(operation), `${operation} is documented`);
+    assert.equal(
+      documented.length,
+      declared.length + 4,
+      'the admin routes plus the 3 probes and the document',
+    );
+  });
+
+  test('is committed without drift and served at GET /openapi.json on the admin listener, without the token', async () => {
+    const committed = readFileSync(new URL('openapi.admin.json', ROOT), 'utf8');
+    assert.equal(committed, adminDocumentText(), 'run `npm run openapi` and commit openapi.admin.json');
+    const res = await h.admin('GET', '/openapi.json', undefined, null);
+    assert.equal(res.status, 200);
+    assert.equal(res.body, committed);
+    assert.equal(res.headers['cache-control'], 'no-store');
   });
 });
 
@@ -320,5 +362,19 @@ describe('the contract check of test responses', () => {
     const unknown = await h.publicApp.inject({ method: 'GET', url: '/v1/nothing-here' });
     assert.equal(unknown.statusCode, 404);
     rejects('GET', '/v1/nothing-here', copy(unknown, { statusCode: 200 }), /outside the document/);
+  });
+  test('checks the admin listener against its own document', async () => {
+    const url = `/admin/workspaces/${ws.id}`;
+    const res = await h.adminApp.inject({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${h.adminToken}` },
+    });
+    assert.equal(res.statusCode, 200);
+    adminContract().check('GET', url, res);
+    const refuses = (changed: LightMyRequestResponse, problem: RegExp) =>
+      assert.throws(() => adminContract().check('GET', url, changed), problem);
+    refuses(copy(res, { statusCode: 418 }), /getWorkspace.*status 418 is not declared/);
+    refuses(copy(res, { body: JSON.stringify({ ...res.json(), secret: 'x' }) }), /additional properties/);
   });
 });

@@ -335,7 +335,8 @@ export interface PipelineError {
   rateHeaders: RateHeaders;
 }
 
-function thrownBy(check: () => unknown): ApiError {
+/** The ApiError a check throws, for the document's examples (made by the very code that answers). */
+export function thrownBy(check: () => unknown): ApiError {
   try {
     check();
   } catch (error) {

@@ -1,14 +1,14 @@
-// The management listener: /admin (bearer ADMIN_TOKEN), /healthz, /readyz, /metrics.
+// The management listener: /admin (bearer ADMIN_TOKEN) from the admin route table, its OpenAPI document, and
+// the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Authenticator } from '../http/auth.js';
-import { ApiError, invalidRequest, notFound } from '../http/errors.js';
+import { invalidRequest, notFound } from '../http/errors.js';
 import { assertSingleValuedHeaders } from '../http/request-headers.js';
 import { isUuid, validateBody } from '../http/validation.js';
-import { constantTimeEqual, sha256 } from '../security/secrets.js';
+import { adminDocumentText } from '../openapi/admin-document.js';
 import type { Services } from '../services.js';
-import { StorageFullError } from '../storage/db.js';
-import { pendingMigrations } from '../storage/migrate.js';
+import { checkAdminToken } from './auth.js';
 import type { Operator } from './operations.js';
+import { registerProbes } from './probes.js';
 import type { AdminRouteTable } from './route.js';
 
 export function buildAdminRoutes(app: FastifyInstance, services: Services, routes: AdminRouteTable): void {
@@ -18,10 +18,7 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
       method: route.method,
       url: `/admin${route.url}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const token = Authenticator.bearer(request.raw.rawHeaders);
-        if (!token || !constantTimeEqual(sha256(token), services.adminTokenHash)) {
-          throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
-        }
+        checkAdminToken(request, services.adminTokenHash);
         assertSingleValuedHeaders(request.raw.rawHeaders);
         const params = request.params as Record<string, string>;
         for (const value of Object.values(params)) if (!isUuid(value)) throw notFound();
@@ -48,21 +45,9 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
     });
   }
 
-  app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    try {
-      const pending = await pendingMigrations(services.db);
-      if (pending > 0) return reply.code(503).send({ status: 'migrations_pending', pending });
-      return reply.send({ status: 'ready' });
-    } catch (error) {
-      // The embedded store refuses statements while its disk is nearly full (storage/db.ts).
-      const status = error instanceof StorageFullError ? 'storage_full' : 'database_unreachable';
-      return reply.code(503).send({ status });
-    }
-  });
-  app.get('/metrics', async (_request, reply) => {
-    return reply
-      .header('content-type', services.metrics.registry.contentType)
-      .send(await services.metrics.registry.metrics());
-  });
+  // The listener's own description, like /healthz without the token: it holds no secret.
+  app.get('/openapi.json', async (_request, reply) =>
+    reply.header('content-type', 'application/json; charset=utf-8').send(adminDocumentText()),
+  );
+  registerProbes(app, services);
 }

@@ -4,6 +4,12 @@
 import { conflict, notFound } from '../http/errors.js';
 import type { Queryable } from '../storage/db.js';
 
+/** 409 for an id that several workspaces hold, when the request names none of them. */
+export const ambiguousId = (what: string) =>
+  conflict(`Several workspaces hold a ${what} with this id: name one with workspace_id.`, {
+    reason: 'ambiguous_id',
+  });
+
 /** The workspace holding `id` in `table`; 404 when none, 409 `ambiguous_id` when several and none named. */
 export async function locateWorkspace(
   q: Queryable,
@@ -18,10 +24,6 @@ export async function locateWorkspace(
   );
   const [first, second] = rows;
   if (!first) throw notFound(what);
-  if (second) {
-    throw conflict(`Several workspaces hold a ${what} with this id: name one with workspace_id.`, {
-      reason: 'ambiguous_id',
-    });
-  }
+  if (second) throw ambiguousId(what);
   return first.workspace_id;
 }

@@ -54,7 +54,7 @@ const INFO = {
 type Operation = Record<string, unknown>;
 
 /** Turns TypeBox schemas into plain JSON Schema and hoists every titled schema into components. */
-class SchemaRegistry {
+export class SchemaRegistry {
   readonly components: Record<string, JsonSchema> = {};
 
   /** The schema as the document shows it: titled parts become `$ref`s. */
@@ -113,12 +113,12 @@ function mapSubschemas(schema: JsonSchema, map: (child: JsonSchema) => JsonSchem
 }
 
 /** A TypeBox schema as plain JSON (its symbols and non-enumerable markers dropped). */
-function plain(schema: unknown): JsonSchema {
+export function plain(schema: unknown): JsonSchema {
   return JSON.parse(JSON.stringify(schema)) as JsonSchema;
 }
 
 /** `/risks/:id/treatments` → `/risks/{id}/treatments`. */
-const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+export const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 
 /** Header components: one per header, and an `.optional` variant where some responses may lack it. */
 class HeaderRegistry {
@@ -141,7 +141,7 @@ class HeaderRegistry {
   }
 }
 
-function errorExamples(errors: readonly ApiError[]): Record<string, unknown> {
+export function errorExamples(errors: readonly ApiError[]): Record<string, unknown> {
   if (errors.length === 1) return { example: errorExample(errors[0] as ApiError) };
   const examples: Record<string, { summary: string; value: Json }> = {};
   for (const error of errors) {
@@ -155,7 +155,12 @@ function errorExamples(errors: readonly ApiError[]): Record<string, unknown> {
 
 const errorExample = (error: ApiError) => JSON.parse(errorBody(error, EXAMPLE_REQUEST_ID)) as Json;
 
-function parameter(name: string, location: 'path' | 'query' | 'header', schema: unknown, required: boolean) {
+export function parameter(
+  name: string,
+  location: 'path' | 'query' | 'header',
+  schema: unknown,
+  required: boolean,
+) {
   const { description, ...rest } = plain(schema);
   return { name, in: location, required, ...(description ? { description } : {}), schema: rest };
 }
@@ -405,5 +410,5 @@ export function buildOpenApiDocument(api: {
   };
 }
 
-const sorted = <T>(record: Record<string, T>) =>
+export const sorted = <T>(record: Record<string, T>) =>
   Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));

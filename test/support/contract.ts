@@ -1,5 +1,6 @@
-// The contract test: every response a test receives from the public listener is checked against the OpenAPI
-// document the code generates (the one committed as openapi.json and served at /openapi.json). The status
+// The contract test: every response a test receives from either listener is checked against the OpenAPI
+// document the code generates for it (committed as openapi.json and openapi.admin.json, served at
+// /openapi.json by each listener). The status
 // must be declared for the operation, the body must match its schema with undeclared fields refused and
 // required ones enforced, the declared headers must be present and well-formed, and no header the document
 // describes may appear where it is not declared. A path or method the document does not have must get the
@@ -10,6 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { RESPONSE_HEADERS } from '../../src/http/headers.js';
 import { isUuid } from '../../src/http/validation.js';
+import { adminDocumentText } from '../../src/openapi/admin-document.js';
 import { apiDocumentText } from '../../src/openapi/reference.js';
 
 // ajv's 2020-12 build (OpenAPI 3.1's dialect) ships as CommonJS without an ESM entry for this path.
@@ -224,9 +226,16 @@ function explain(errors: readonly ErrorObject[] | null | undefined): string {
 }
 
 let shared: Contract | undefined;
+let sharedAdmin: Contract | undefined;
 
 /** The contract of the document the code generates, built once per test process. */
 export function contract(): Contract {
   shared ??= new Contract(JSON.parse(apiDocumentText()) as Json);
   return shared;
+}
+
+/** The same check of the management listener's responses, against its own document (openapi.admin.json). */
+export function adminContract(): Contract {
+  sharedAdmin ??= new Contract(JSON.parse(adminDocumentText()) as Json);
+  return sharedAdmin;
 }

@@ -19,7 +19,7 @@ import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
 import { createServices, type Services } from '../../src/services.js';
 import { type Db, openEmbedded, openPostgres } from '../../src/storage/db.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { contract } from './contract.js';
+import { adminContract, contract } from './contract.js';
 import { type LogCapture, recordSensitive, recordUrl, testLogger } from './logs.js';
 
 export const ENGINE = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
@@ -119,6 +119,7 @@ export class Harness {
     // Every response of the public listener a test receives is checked against the OpenAPI document.
     contract().watch(publicApp);
     const adminApp = buildAdminApp(services);
+    adminContract().watch(adminApp);
     await Promise.all([publicApp.ready(), adminApp.ready()]);
     return new Harness(db, services, publicApp, adminApp, adminToken, url, drop);
   }
