@@ -194,7 +194,7 @@ describe('every context list', () => {
   });
 
   test('needs context:read; pii:read alone reaches nothing (Authentication 5, 6)', async () => {
-    for (const scopes of [['assets:read', 'suppliers:read'], ['pii:read']]) {
+    for (const scopes of [['assets:read', 'suppliers:read'], ['pii:read']] as const) {
       const key = await h.key(ws.id, ws.userId, scopes);
       for (const path of PATHS) {
         const res = await h.api('GET', path, { key: key.secret });

@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { RouteDef } from '../src/http/route.js';
 import { publicRoutes } from '../src/resources/index.js';
-import { SCOPES } from '../src/schema/fields.js';
+import { SCOPES, type Scope } from '../src/schema/fields.js';
 import {
   downloadRequests,
   type FuzzCaller,
@@ -58,7 +58,7 @@ before(async () => {
   tenants = [A, B];
   const all = new Set<string>(SCOPES);
   const without = (...scopes: string[]) => SCOPES.filter((scope) => !scopes.includes(scope));
-  const keyed = async (label: string, tenant: Tenant, scopes: readonly string[]): Promise<FuzzCaller> => ({
+  const keyed = async (label: string, tenant: Tenant, scopes: readonly Scope[]): Promise<FuzzCaller> => ({
     label,
     authorization: `Bearer ${(await h.key(tenant.ws.id, tenant.ws.userId, scopes)).secret}`,
     tenant,

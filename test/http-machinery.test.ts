@@ -305,7 +305,7 @@ describe('check order: 401 → 429 → 403 plan → 403 scope → 400/422 → 40
   });
 
   test('a key of a workspace not on Enterprise gets 403 plan_upgrade_required before the scope check', async () => {
-    for (const plan of ['business', 'starter']) {
+    for (const plan of ['business', 'starter'] as const) {
       const everything = await h.workspace({ plan });
       const lacking = await h.workspace({ plan, scopes: ['assessments:read'] });
       for (const key of [everything.key, lacking.key]) {

@@ -27,6 +27,7 @@ export interface AdminRouteDef<
   U extends string = string,
   B extends TSchema | undefined = TSchema | undefined,
   V extends false | undefined = false | undefined,
+  R extends TSchema | undefined = TSchema | undefined,
 > {
   method: AdminMethod;
   /** Fastify path under /admin, e.g. `/workspaces/:id/users`. Path parameters are uuids. */
@@ -41,7 +42,7 @@ export interface AdminRouteDef<
   /** The handler judges the body itself (an import document, an optional `{workspace_id}`); `body` documents it. */
   validateBody?: V;
   /** The JSON of a success; none for 204. */
-  response?: TSchema;
+  response?: R;
   /** Statuses the handler itself may answer (404 of a path id, 409, 422 …), for the document. */
   errors?: readonly (400 | 404 | 409 | 422)[];
   handler(
@@ -55,7 +56,8 @@ export function adminRoute<
   const U extends string,
   B extends TSchema | undefined = undefined,
   V extends false | undefined = undefined,
->(route: AdminRouteDef<U, B, V>): AdminRouteDef<U, B, V> {
+  R extends TSchema | undefined = undefined,
+>(route: AdminRouteDef<U, B, V, R>): AdminRouteDef<U, B, V, R> {
   return route;
 }
 

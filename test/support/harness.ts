@@ -14,7 +14,12 @@ import type { Dispatcher } from '../../src/events/dispatcher.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { type Bucket, createMemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import '../../src/resources/imports.js';
-import { SCOPES } from '../../src/schema/fields.js';
+import { type Plans, SCOPES, type Scope } from '../../src/schema/fields.js';
+
+type Plan = (typeof Plans)[number];
+
+import { type AdminRoutes, adminRoutes } from '../../src/management/admin-routes.js';
+import { type AdminClient, createAdminClient } from '../../src/management/client.js';
 import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
 import { createServices, type Services } from '../../src/services.js';
 import { type Db, openEmbedded, openPostgres } from '../../src/storage/db.js';
@@ -243,37 +248,51 @@ export class Harness {
     return Harness.wrap(response);
   }
 
+  /**
+   * The typed admin client over this harness's admin listener: a call resolves to the typed response of a
+   * success and throws on any other status (tests of error answers use `admin()`).
+   */
+  get adminClient(): AdminClient<AdminRoutes> {
+    this.#adminClient ??= createAdminClient(adminRoutes, async ({ method, path, body }) => {
+      const response = await this.admin(method, path, body);
+      if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${response.body}`);
+      return response.json;
+    });
+    return this.#adminClient;
+  }
+  #adminClient: AdminClient<AdminRoutes> | undefined;
+
   /** A new workspace with one user and one key (every scope unless told otherwise). */
   async workspace(
-    options: { plan?: string; scopes?: readonly string[]; name?: string; expiresAt?: string } = {},
+    options: { plan?: Plan; scopes?: readonly Scope[]; name?: string; expiresAt?: string } = {},
   ): Promise<TestWorkspace> {
-    const ws = await this.admin('POST', '/admin/workspaces', {
-      name: options.name ?? 'Test workspace',
-      plan: options.plan ?? 'enterprise',
+    const ws = await this.adminClient.createWorkspace({
+      body: { name: options.name ?? 'Test workspace', plan: options.plan ?? 'enterprise' },
     });
-    if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${ws.body}`);
-    const user = await this.admin('POST', `/admin/workspaces/${ws.json.id}/users`, {
-      name: 'Test User',
-      email: 'user@test.example',
+    const user = await this.adminClient.createUser({
+      params: { id: ws.id },
+      body: { name: 'Test User', email: 'user@test.example' },
     });
-    const key = await this.key(ws.json.id, user.json.id, options.scopes ?? SCOPES, options.expiresAt);
-    return { id: ws.json.id, userId: user.json.id, key: key.secret, keyId: key.id };
+    const key = await this.key(ws.id, user.id, options.scopes ?? SCOPES, options.expiresAt);
+    return { id: ws.id, userId: user.id, key: key.secret, keyId: key.id };
   }
 
   async key(
     workspaceId: string,
     userId: string,
-    scopes: readonly string[],
+    scopes: readonly Scope[],
     expiresAt?: string,
   ): Promise<{ id: string; secret: string }> {
-    const key = await this.admin('POST', `/admin/workspaces/${workspaceId}/api-keys`, {
-      name: 'test key',
-      scopes,
-      created_by: userId,
-      ...(expiresAt ? { expires_at: expiresAt } : {}),
+    const key = await this.adminClient.createApiKey({
+      params: { id: workspaceId },
+      body: {
+        name: 'test key',
+        scopes: [...scopes],
+        created_by: userId,
+        ...(expiresAt ? { expires_at: expiresAt } : {}),
+      },
     });
-    if (key.status !== 201) throw new Error(`key: ${key.status} ${key.body}`);
-    return { id: key.json.id, secret: key.json.secret };
+    return { id: key.id, secret: key.secret };
   }
 
   async import(workspaceId: string, document: unknown): Promise<Response> {

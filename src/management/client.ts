@@ -1,0 +1,55 @@
+// The typed admin client: one method per route of the admin route table, named by its operationId, taking
+// the route's path parameters and body and resolving to its response, typed from the same schemas the
+// listener validates with. The CLI and the tests call the management API through it; how a request travels
+// (fetch, or Fastify's inject in tests) is the transport's business.
+import type { Static, TSchema } from 'typebox';
+import type { AdminMethod, AdminRouteDef, AdminRouteTable, PathParams } from './route.js';
+
+/** What one call sends: path parameters by name and the JSON body. */
+export interface AdminRequest {
+  method: AdminMethod;
+  /** The path with its parameters filled in and percent-encoded, e.g. `/admin/workspaces/…/users`. */
+  path: string;
+  body?: unknown;
+}
+
+/** Sends a request and resolves to the parsed JSON of a success (undefined for an empty body), or throws. */
+export type AdminTransport = (request: AdminRequest) => Promise<unknown>;
+
+type ParamsInput<U extends string> = keyof PathParams<U> extends never ? unknown : { params: PathParams<U> };
+type BodyInput<B> = B extends TSchema ? { body: Static<B> } : unknown;
+type Output<R> = R extends TSchema ? Static<R> : undefined;
+
+/** The input and the result of one route, read off its declaration. */
+export type AdminCall<D> =
+  D extends AdminRouteDef<infer U, infer B, infer _V, infer R>
+    ? keyof PathParams<U> extends never
+      ? B extends TSchema
+        ? (input: BodyInput<B>) => Promise<Output<R>>
+        : (input?: Record<never, never>) => Promise<Output<R>>
+      : (input: ParamsInput<U> & BodyInput<B>) => Promise<Output<R>>
+    : never;
+
+export type AdminClient<T extends AdminRouteTable> = { [K in keyof T]: AdminCall<T[K]> };
+
+/** `/workspaces/:id/users` with `{ id }` → `/admin/workspaces/<id>/users`, each value percent-encoded. */
+export function adminPath(url: string, params: Record<string, string> = {}): string {
+  return `/admin${url.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`missing path parameter ${name} for ${url}`);
+    return encodeURIComponent(value);
+  })}`;
+}
+
+export function createAdminClient<T extends AdminRouteTable>(
+  routes: T,
+  transport: AdminTransport,
+): AdminClient<T> {
+  const client: Record<string, (input?: { params?: Record<string, string>; body?: unknown }) => unknown> = {};
+  for (const [operationId, route] of Object.entries(routes)) {
+    client[operationId] = (input = {}) =>
+      transport({ method: route.method, path: adminPath(route.url, input.params), body: input.body });
+  }
+  // Each method was made from its own route's declaration above: the mapped type says the same per key.
+  return client as AdminClient<T>;
+}
