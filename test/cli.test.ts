@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { importCollectionNames } from '../src/management/import.js';
-import { countSeedRecords, generateSeedDocument } from '../src/management/seed-data.js';
+import { countSeedRecords, generateSeedDocument } from '../src/management/seed/index.js';
 import { SCOPES } from '../src/schema/fields.js';
 import { lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations } from '../src/storage/migrations.js';

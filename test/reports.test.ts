@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { generateSeedDocument } from '../src/management/seed-data.js';
+import { generateSeedDocument } from '../src/management/seed/index.js';
 import { signObjectUrl } from '../src/reports/signed-url.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 

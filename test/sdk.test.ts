@@ -34,7 +34,7 @@ import {
   webhooks,
 } from '../sdk/src/index.js';
 import { importCollectionNames } from '../src/management/import.js';
-import { generateSeedDocument } from '../src/management/seed-data.js';
+import { generateSeedDocument } from '../src/management/seed/index.js';
 import { apiDocumentText } from '../src/openapi/reference.js';
 import { contract } from './support/contract.js';
 import { Harness, type TestWorkspace } from './support/harness.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ApiKey, User, Workspace } from '../src/management/schemas.js';
-import { generateSeedDocument } from '../src/management/seed-data.js';
+import { generateSeedDocument } from '../src/management/seed/index.js';
 import { ActionPlan, ActionPlanItem } from '../src/resources/action-plans/schema.js';
 import { Alert, Insight } from '../src/resources/alerts/schema.js';
 import { Assessment, Gap } from '../src/resources/assessments/schema.js';

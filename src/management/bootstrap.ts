@@ -4,7 +4,7 @@ import { SCOPES } from '../schema/fields.js';
 import type { Db } from '../storage/db.js';
 import { importCollectionNames, importDocument } from './import.js';
 import { createApiKey, createUser, createWorkspace } from './operations.js';
-import { generateSeedDocument } from './seed-data.js';
+import { generateSeedDocument } from './seed/index.js';
 
 export async function isEmpty(db: Db): Promise<boolean> {
   const rows = await db.query('select 1 from workspaces limit 1');

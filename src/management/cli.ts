@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { SCOPES, WebhookEvents } from '../schema/fields.js';
-import { countSeedRecords, generateSeedBatches, type ImportDocument } from './seed-data.js';
+import { countSeedRecords, generateSeedBatches, type ImportDocument } from './seed/index.js';
 
 const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
 

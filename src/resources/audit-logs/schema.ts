@@ -3,6 +3,8 @@ import { Type } from 'typebox';
 import { DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
 
+export const AuditActorType = ['user', 'api_key', 'system'] as const;
+
 export const AuditLog = defineResource({
   name: 'AuditLogEntry',
   table: 'audit_logs',
@@ -10,7 +12,7 @@ export const AuditLog = defineResource({
     id: field(Uuid),
     occurred_at: field(DateTime),
     action: field(Type.String({ minLength: 1, maxLength: 100 }), { required: true }),
-    actor_type: field(StringEnum(['user', 'api_key', 'system'] as const), { required: true }),
+    actor_type: field(StringEnum(AuditActorType), { required: true }),
     actor_id: field(Nullable(Uuid)),
     target_type: field(Nullable(Type.String({ maxLength: 100 }))),
     target_id: field(Nullable(Uuid)),
