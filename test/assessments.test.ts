@@ -422,6 +422,29 @@ describe('POST /assessments', () => {
     await h.admin('PATCH', `/admin/workspaces/${small.id}`, { assessment_quota: 3 });
     assert.equal((await create(body, small.key)).status, 201);
   });
+
+  // Concurrent creates each wait for the one before; the quota must be judged on what that one committed.
+  for (const [quota, requests] of [
+    [1, 10],
+    [3, 20],
+  ] as const) {
+    test(`${requests} concurrent supplier creates with quota ${quota}: exactly ${quota} created, the rest 409 (decision 11)`, async () => {
+      const small = await h.workspace();
+      await h.admin('PATCH', `/admin/workspaces/${small.id}`, { assessment_quota: quota });
+      const supplierId = randomUUID();
+      await h.import(small.id, { suppliers: [{ id: supplierId, name: 'Race supplier' }] });
+      const body = { supplier_id: supplierId, assessment_type: 'supplier' };
+      const answers = await Promise.all(Array.from({ length: requests }, () => create(body, small.key)));
+      const refused = answers.filter((res) => res.status !== 201);
+      assert.equal(answers.length - refused.length, quota, answers.map((res) => res.status).join(' '));
+      for (const res of refused) {
+        assertError(res, 409, 'conflict');
+        assert.equal(res.json.error.details.reason, 'assessment_quota_exceeded');
+      }
+      const rows = await h.db.query('select 1 from assessments where workspace_id = $1', [small.id]);
+      assert.equal(rows.length, quota);
+    });
+  }
 });
 
 describe('GET /assessments/{id}/gaps', () => {

@@ -1,7 +1,10 @@
-// risk-data-api.md "Audit"; resources.md "Audit log entry"; decisions 2, 12, 13, 14, 26, 38.
+// risk-data-api.md "Audit"; resources.md "Audit log entry"; decisions 2, 12, 13, 14, 26, 38; P72.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { SCOPES } from '../src/schema/fields.js';
+import { AUDIT_ACTIONS } from '../src/storage/audit.js';
+import { migrate } from '../src/storage/migrate.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;
@@ -246,5 +249,239 @@ describe('GET /audit-logs', () => {
     const res = await get('/audit-logs', key.secret);
     assertError(res, 403, 'insufficient_scope');
     assert.equal(res.json.error.details.required_scope, 'audit:read');
+  });
+});
+
+// P72: an entry is served to any key with audit:read, which sees no endpoint, no person and no free text
+// elsewhere; its metadata holds only ids, enumerated values, counts, instants and field names.
+describe('what audit metadata may hold (P72)', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+  // Enumerated values (statuses, scopes, event types, plans) and field names.
+  const TOKEN = /^[a-z][a-z0-9_.:-]*$/;
+
+  /** Every string anywhere in `value`. */
+  function strings(value: unknown): string[] {
+    if (typeof value === 'string') return [value];
+    if (Array.isArray(value)) return value.flatMap(strings);
+    if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
+    return [];
+  }
+
+  /** Fails when an entry's metadata holds a said value, or any string that is not an id, instant or token. */
+  function assertClean(entries: { action: string; metadata: unknown }[], said: readonly string[]): void {
+    for (const entry of entries) {
+      for (const text of strings(entry.metadata)) {
+        const where = `${entry.action}: ${JSON.stringify(entry.metadata)}`;
+        for (const value of said) assert.ok(!text.includes(value), `${where} holds ${value}`);
+        assert.ok(UUID.test(text) || INSTANT.test(text) || TOKEN.test(text), `${where}: "${text}"`);
+      }
+    }
+  }
+
+  async function feedOf(key: string) {
+    const res = await get('/audit-logs?limit=200', key);
+    assert.equal(res.status, 200, res.body);
+    assert.equal(res.json.meta.has_more, false);
+    return res.json.data as { action: string; metadata: Record<string, unknown> }[];
+  }
+
+  test('every action the service writes keeps URLs, secrets, free text and personal values out of metadata', async () => {
+    const token = `tok_${randomUUID()}`;
+    const said: string[] = [token, 'https://', 'Lovelace', 'Babbage', 'Hopper', 'people.example'];
+    const admin = async (method: string, url: string, body?: unknown, status = 200) => {
+      const res = await h.admin(method, url, body);
+      assert.equal(res.status, status, `${method} ${url}: ${res.body}`);
+      return res.json;
+    };
+    const workspace = await admin(
+      'POST',
+      '/admin/workspaces',
+      { name: 'Lovelace Analytics', plan: 'enterprise' },
+      201,
+    );
+    const wsId = workspace.id as string;
+    await admin('PATCH', `/admin/workspaces/${wsId}`, { name: 'Lovelace & Babbage', assessment_quota: 5 });
+    const user = await admin(
+      'POST',
+      `/admin/workspaces/${wsId}/users`,
+      {
+        name: 'Ada Lovelace',
+        email: 'ada.lovelace@people.example',
+      },
+      201,
+    );
+    const key = await admin(
+      'POST',
+      `/admin/workspaces/${wsId}/api-keys`,
+      {
+        name: "Ada Lovelace's laptop",
+        scopes: SCOPES,
+        created_by: user.id,
+      },
+      201,
+    );
+    const spare = await h.key(wsId, user.id, ['suppliers:read']);
+    await admin('POST', `/admin/api-keys/${spare.id}/revoke`);
+    said.push(key.secret, spare.secret);
+
+    const [supplierId, reportId, planId, itemId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await admin('POST', `/admin/workspaces/${wsId}/import`, {
+      suppliers: [
+        {
+          id: supplierId,
+          name: 'Babbage Engines',
+          email: 'office@babbage.people.example',
+          contacts: [{ name: 'Charles Babbage', email: 'charles@babbage.people.example' }],
+        },
+      ],
+      reports: [
+        { id: reportId, supplier_id: supplierId, title: 'Babbage report', report_type: 'assessment' },
+      ],
+      action_plans: [{ id: planId, supplier_id: supplierId, title: 'Babbage plan' }],
+      action_plan_items: [{ id: itemId, action_plan_id: planId, title: 'Babbage item', status: 'pending' }],
+    });
+    const api = async (method: string, url: string, body: unknown, status = 200) => {
+      const res = await h.api(method, url, {
+        key: key.secret,
+        body,
+        headers: method === 'POST' ? { 'idempotency-key': randomUUID() } : {},
+      });
+      assert.equal(res.status, status, `${method} ${url}: ${res.body}`);
+      return res.json;
+    };
+    await api('POST', '/suppliers', { name: 'Hopper Systems', email: 'grace@hopper.people.example' }, 201);
+    const assessment = await api(
+      'POST',
+      '/assessments',
+      { supplier_id: supplierId, assessment_type: 'supplier' },
+      201,
+    );
+    await admin('POST', `/admin/assessments/${assessment.id}/status`, { status: 'sent' });
+    await admin('POST', `/admin/assessments/${assessment.id}/status`, {
+      status: 'completed',
+      decision: 'approved',
+    });
+    await admin('POST', `/admin/reports/${reportId}/render`, {});
+    await api('PUT', '/assets', {
+      source: 'manual',
+      assets: [
+        { external_id: 'lovelace-laptop', name: "Ada Lovelace's laptop", asset_type: 'infrastructure' },
+      ],
+    });
+    const [asset] = (await api('GET', '/assets', undefined)).data;
+    await admin('POST', `/admin/assets/${asset.id}/confirm`);
+    const note = 'Called Ada Lovelace on ada.lovelace@people.example';
+    await api('PATCH', `/action-plan-items/${itemId}`, { status: 'in_progress', note });
+    await api('PATCH', `/action-plan-items/${itemId}`, { status: 'in_progress', note });
+    await admin('POST', `/admin/action-plan-items/${itemId}/status`, {
+      status: 'completed',
+      note,
+      user_id: user.id,
+    });
+
+    const endpoint = await admin(
+      'POST',
+      `/admin/workspaces/${wsId}/webhook-endpoints`,
+      {
+        url: `https://hooks.people.example/in?token=${token}`,
+        events: ['alert.created'],
+        description: "Ada Lovelace's receiver",
+      },
+      201,
+    );
+    await admin('PATCH', `/admin/webhook-endpoints/${endpoint.id}`, {
+      url: `https://hooks.people.example/v2?token=${token}`,
+      description: 'Hopper receiver',
+    });
+    const rotated = await admin('POST', `/admin/webhook-endpoints/${endpoint.id}/rotate-secret`, {});
+    said.push(endpoint.signing_secret, rotated.signing_secret);
+    await admin(
+      'POST',
+      `/admin/workspaces/${wsId}/alerts`,
+      {
+        scope: 'supplier',
+        supplier_id: supplierId,
+        severity: 'high',
+        title: 'Ada Lovelace left Babbage Engines',
+        body: 'Reach Charles Babbage at charles@babbage.people.example',
+      },
+      201,
+    );
+    // No worker runs here: the attempt is marked failed as a dispatcher would, so that it can be replayed.
+    await h.db.query("update webhook_deliveries set status = 'failed' where workspace_id = $1", [wsId]);
+    const [delivery] = (await api('GET', '/webhook-deliveries', undefined)).data;
+    await admin('POST', `/admin/webhook-deliveries/${delivery.id}/replay`, {}, 201);
+    await admin('POST', `/admin/webhook-endpoints/${endpoint.id}/replay`, { from: '2020-01-01T00:00:00Z' });
+    await admin('DELETE', `/admin/webhook-endpoints/${endpoint.id}`, undefined, 204);
+
+    const auditor = await h.key(wsId, user.id, ['audit:read']);
+    const entries = await feedOf(auditor.secret);
+    const written = new Set(entries.map((entry) => entry.action));
+    assert.deepEqual(
+      AUDIT_ACTIONS.filter((action) => !written.has(action)),
+      [],
+      'every action is exercised above',
+    );
+    assertClean(entries, said);
+  });
+
+  test('entries stored by earlier versions are served without their URL, note or workspace name (migration 0008)', async () => {
+    const token = `tok_${randomUUID()}`;
+    const target = randomUUID();
+    // The metadata earlier versions wrote.
+    const stored: [string, Record<string, unknown>][] = [
+      [
+        'webhook_endpoint.created',
+        { url: `https://hooks.people.example/in?token=${token}`, events: ['alert.created'] },
+      ],
+      [
+        'action_plan_item.status_changed',
+        {
+          action_plan_id: target,
+          previous_status: 'pending',
+          status: 'in_progress',
+          note: 'Call Ada Lovelace',
+        },
+      ],
+      [
+        'action_plan_item.note_added',
+        { action_plan_id: target, status: 'in_progress', note: 'Call Ada Lovelace' },
+      ],
+      [
+        'workspace.updated',
+        { changes: { name: 'Lovelace & Babbage', plan: 'business', assessment_quota: 7 } },
+      ],
+    ];
+    const own = await h.workspace();
+    for (const [action, metadata] of stored) {
+      await h.db.query(
+        `insert into audit_logs (workspace_id, id, action, actor_type, target_type, target_id, metadata)
+         values ($1, $2, $3, 'system', 'workspace', $1, $4::jsonb)`,
+        [own.id, randomUUID(), action, JSON.stringify(metadata)],
+      );
+    }
+    // Applied as on an upgrade from a version before it.
+    await h.db.query('delete from schema_migrations where version = 8');
+    assert.deepEqual(await migrate(h.db), ['0008_audit_redaction_delivery_timestamps.sql']);
+
+    const entries = await feedOf(own.key);
+    assertClean(entries, [token, 'https://', 'Lovelace', 'Babbage']);
+    const served = Object.fromEntries(entries.map((entry) => [entry.action, entry.metadata]));
+    assert.deepEqual(served['webhook_endpoint.created'], { events: ['alert.created'] });
+    assert.deepEqual(served['action_plan_item.status_changed'], {
+      action_plan_id: target,
+      previous_status: 'pending',
+      status: 'in_progress',
+    });
+    assert.deepEqual(served['action_plan_item.note_added'], {
+      action_plan_id: target,
+      status: 'in_progress',
+    });
+    assert.deepEqual(served['workspace.updated'], {
+      changes: ['assessment_quota', 'name', 'plan'],
+      plan: 'business',
+      assessment_quota: 7,
+    });
   });
 });

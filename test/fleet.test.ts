@@ -1,7 +1,7 @@
-// A fleet (management-api.md ROLE; decisions 19, 27, 29): two API processes and one worker on one PostgreSQL
-// and one Redis, driven only through their HTTP listeners. Limits hold across both APIs, a revoked key is
-// refused by both on the next request, every event is delivered once per endpoint, and each process stops
-// cleanly on SIGTERM.
+// A fleet (management-api.md ROLE; decisions 11, 19, 27, 29): two API processes and one worker on one
+// PostgreSQL and one Redis, driven only through their HTTP listeners. Rate limits and the assessment quota hold
+// across both APIs, a revoked key is refused by both on the next request, every event is delivered once per
+// endpoint, and each process stops cleanly on SIGTERM.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -74,15 +74,21 @@ const sharedMode = async (...services: ServiceProcess[]) =>
     /^tprm_rate_limiter_mode\{mode="redis"\} 1$/m.test(text),
   );
 
-async function workspaceWithKey(): Promise<{ id: string; key: string; keyId: string }> {
-  const ws = await admin(apiA, 'POST', '/workspaces', { name: 'Fleet', plan: 'enterprise' });
+async function workspaceWithKey(
+  options: { scopes?: string[]; assessmentQuota?: number } = {},
+): Promise<{ id: string; key: string; keyId: string }> {
+  const ws = await admin(apiA, 'POST', '/workspaces', {
+    name: 'Fleet',
+    plan: 'enterprise',
+    ...(options.assessmentQuota === undefined ? {} : { assessment_quota: options.assessmentQuota }),
+  });
   const user = await admin(apiB, 'POST', `/workspaces/${ws.id}/users`, {
     name: 'Ops',
     email: 'ops@fleet.example',
   });
   const key = await admin(apiA, 'POST', `/workspaces/${ws.id}/api-keys`, {
     name: 'fleet',
-    scopes: ['suppliers:read', 'webhooks:read', 'assets:write'],
+    scopes: options.scopes ?? ['suppliers:read', 'webhooks:read', 'assets:write'],
     created_by: user.id,
   });
   return { id: ws.id, key: key.secret, keyId: key.id };
@@ -123,6 +129,44 @@ describe('two API processes and one worker on one PostgreSQL and one Redis', { s
     await admin(apiB, 'POST', `/api-keys/${ws.keyId}/revoke`);
     assert.equal((await get(apiA, '/suppliers', ws.key)).status, 401);
     assert.equal((await get(apiB, '/suppliers', ws.key)).status, 401);
+  });
+
+  test('concurrent supplier assessments through both APIs never exceed the assessment quota (decision 11)', async () => {
+    for (const [quota, requests] of [
+      [1, 10],
+      [3, 20],
+    ] as const) {
+      const ws = await workspaceWithKey({ scopes: ['assessments:write'], assessmentQuota: quota });
+      const supplierId = randomUUID();
+      await admin(apiB, 'POST', `/workspaces/${ws.id}/import`, {
+        suppliers: [{ id: supplierId, name: 'Race supplier' }],
+      });
+      const answers = await Promise.all(
+        Array.from({ length: requests }, async (_, i) => {
+          const res = await fetch(`${(i % 2 === 0 ? apiA : apiB).publicUrl}/v1/assessments`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${ws.key}`,
+              'content-type': 'application/json',
+              'idempotency-key': randomUUID(),
+            },
+            body: JSON.stringify({ supplier_id: supplierId, assessment_type: 'supplier' }),
+          });
+          return {
+            status: res.status,
+            json: (await res.json()) as { error?: { details?: { reason?: string } } },
+          };
+        }),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      assert.equal(statuses.filter((status) => status === 201).length, quota, statuses.join(' '));
+      for (const answer of answers.filter((a) => a.status !== 201)) {
+        assert.equal(answer.status, 409);
+        assert.equal(answer.json.error?.details?.reason, 'assessment_quota_exceeded');
+      }
+      const stored = await h.db.query('select 1 from assessments where workspace_id = $1', [ws.id]);
+      assert.equal(stored.length, quota);
+    }
   });
 
   test('every event raised through either API reaches the endpoint exactly once', async () => {

@@ -3,6 +3,7 @@
 // library verifies every signature.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import type { ServerResponse } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
@@ -352,6 +353,8 @@ describe('retries (decisions 21 and 22)', () => {
       return rows.length > 0 ? rows : null;
     });
     assert.match(row?.error as string, /ECONNREFUSED/);
+    // The address connected to is the resolver's answer: not shown (P73).
+    assert.doesNotMatch(row?.error as string, new RegExp(new URL(url).hostname.replaceAll('.', '\\.')));
     assert.equal(row?.response_status, null);
   });
 });
@@ -393,9 +396,11 @@ describe('GET /webhook-endpoints and GET /webhook-deliveries (scope webhooks:rea
     await raiseAlert(ws, 'one');
     await eventually(async () => (await attempts(ws, '&status=delivered')).length === 2);
     const rows = await attempts(ws);
+    // resources.md "Conventions": id, created_at and updated_at on every resource (P74).
     assert.deepEqual(Object.keys(rows[0] ?? {}).sort(), [
       'attempt',
       'attempted_at',
+      'created_at',
       'endpoint_id',
       'error',
       'event_id',
@@ -405,6 +410,7 @@ describe('GET /webhook-endpoints and GET /webhook-deliveries (scope webhooks:rea
       'response_body',
       'response_status',
       'status',
+      'updated_at',
     ]);
     assert.equal(rows[0]?.response_body, 'ok');
     assert.equal((await attempts(ws, `&endpoint_id=${a.id}`)).length, 1);
@@ -414,14 +420,14 @@ describe('GET /webhook-endpoints and GET /webhook-deliveries (scope webhooks:rea
     assert.equal((await attempts(ws, `&from=${encodeURIComponent(cutoff)}`)).length, 0);
     const earlier = rows[1]?.attempted_at as string;
     assert.ok((await attempts(ws, `&from=${encodeURIComponent(earlier)}`)).length >= 1);
-    // Newest first by attempted_at; cursor pagination walks every row once.
+    // Newest first by created_at; cursor pagination walks every row once.
     const page = await h.api('GET', '/webhook-deliveries?limit=1', { key: ws.key });
     assert.equal(page.json.meta.has_more, true);
     const next = await h.api('GET', `/webhook-deliveries?limit=1&cursor=${page.json.meta.next_cursor}`, {
       key: ws.key,
     });
     assert.notEqual(next.json.data[0].id, page.json.data[0].id);
-    assert.ok(next.json.data[0].attempted_at <= page.json.data[0].attempted_at);
+    assert.ok(next.json.data[0].created_at <= page.json.data[0].created_at);
     assertError(
       await h.api('GET', '/webhook-deliveries?status=lost', { key: ws.key }),
       400,
@@ -432,6 +438,77 @@ describe('GET /webhook-endpoints and GET /webhook-deliveries (scope webhooks:rea
       400,
       'invalid_request',
     );
+  });
+
+  test('attempts newest first by created_at, then id, not by attempted_at (decision 12, P74)', async () => {
+    type Attempt = Record<
+      'id' | 'event_id' | 'status' | 'created_at' | 'updated_at' | 'attempted_at',
+      string
+    > & {
+      attempt: number;
+    };
+    // Retries 10 s after a failure: a retry is created when the attempt before it fails, but its
+    // attempted_at (the due time) is later than that of the next event's first attempt, created after it.
+    const slow = await Harness.start({
+      env: { WEBHOOK_ALLOW_INSECURE_URLS: 'true', WEBHOOK_RETRY_DELAYS: '10s' },
+    });
+    try {
+      await slow.worker();
+      const ws = await slow.workspace();
+      const path = `/${randomUUID()}`;
+      receiver.answerAt(path, answerWith(500));
+      const hook = await slow.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, {
+        url: receiver.url(path),
+        events: ['alert.created'],
+      });
+      assert.equal(hook.status, 201, hook.body);
+      const list = async () => {
+        const res = await slow.api('GET', '/webhook-deliveries', { key: ws.key });
+        assert.equal(res.status, 200, res.body);
+        return res.json.data as Attempt[];
+      };
+      const events: string[] = [];
+      for (const title of ['first', 'second']) {
+        await slow.admin('POST', `/admin/workspaces/${ws.id}/alerts`, {
+          scope: 'org',
+          severity: 'low',
+          title,
+          body: 'b',
+        });
+        const failed = await eventually(async () => {
+          const rows = (await list()).filter(
+            (row) => row.status === 'failed' && !events.includes(row.event_id),
+          );
+          return rows[0];
+        });
+        events.push(failed.event_id);
+      }
+      const rows = await list();
+      const ids = (ordered: Attempt[]) => ordered.map((row) => row.id);
+      // Plain code-unit order: the order of iso() instants and of uuids in PostgreSQL.
+      const descending = (x: string, y: string) => (x < y ? 1 : x > y ? -1 : 0);
+      const newest = (column: 'created_at' | 'attempted_at') => (a: Attempt, b: Attempt) =>
+        descending(a[column], b[column]) || descending(a.id, b.id);
+      assert.deepEqual(ids(rows), ids([...rows].sort(newest('created_at'))));
+      assert.deepEqual(
+        rows.map((row) => [events.indexOf(row.event_id), row.attempt, row.status]),
+        [
+          [1, 2, 'pending'],
+          [1, 1, 'failed'],
+          [0, 2, 'pending'],
+          [0, 1, 'failed'],
+        ],
+      );
+      assert.notDeepEqual(ids(rows), ids([...rows].sort(newest('attempted_at'))));
+      for (const row of rows) {
+        // Scheduled when created; a claim and an outcome are changes.
+        assert.ok(row.created_at <= row.updated_at, JSON.stringify(row));
+        if (row.status === 'failed') assert.ok(row.attempted_at <= row.updated_at, JSON.stringify(row));
+        else assert.equal(row.updated_at, row.created_at);
+      }
+    } finally {
+      await slow.close();
+    }
   });
 
   test('another workspace sees none of these endpoints or deliveries', async () => {
@@ -793,6 +870,9 @@ describe('address policy at send time (decision 30)', () => {
       return res.json.data[0];
     });
     if (/ENOTFOUND|EAI_AGAIN/.test(row.error)) return t.skip(`${name} does not resolve here`);
-    assert.match(row.error, /^blocked: .*forbidden address/);
+    // Refused, without saying what the service's resolver answered for the name (P73).
+    assert.match(row.error, /^blocked: the target is refused/);
+    for (const { address } of await lookup(name, { all: true }))
+      assert.ok(!row.error.includes(address), row.error);
   });
 });

@@ -109,8 +109,21 @@ export function checkWebhookUrl(url: string, opts: { allowInsecure: boolean }): 
 type LookupCallback = Parameters<LookupFunction>[2];
 
 /**
+ * The failure of a target whose address is refused at connect time. It names neither the address nor its
+ * kind: a delivery's `error` is read through the API, whose readers must not learn what the service's own
+ * resolver answers for a name (P73).
+ */
+export function refusedTarget(): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(
+    'the target is refused: webhooks reach public addresses only',
+  );
+  error.code = 'EFORBIDDENADDRESS';
+  return error;
+}
+
+/**
  * A drop-in for node:dns `lookup`, for the `lookup` option of http(s).request / net.connect: resolves
- * every address of the name and fails with code EFORBIDDENADDRESS when any is forbidden (all of them, so a
+ * every address of the name and fails with refusedTarget() (code EFORBIDDENADDRESS) when any is forbidden (all of them, so a
  * name cannot mix a public and a private record and let the happy-eyeballs race pick), unless
  * allowInsecure. Answers in the form asked for: an array when options.all is true (what Node 20+ uses
  * with autoSelectFamily), else one address and its family.
@@ -128,13 +141,8 @@ export function guardedLookup(allowInsecure: boolean): LookupFunction {
     else if (options) opts = options;
     dns.lookup(hostname, { ...opts, all: true }, (err, addresses) => {
       if (err) return cb(err, []);
-      const bad = allowInsecure ? undefined : addresses.find((a) => isForbiddenAddress(a.address));
-      if (bad) {
-        const error: NodeJS.ErrnoException = new Error(
-          `Webhook target ${hostname} resolves to forbidden address ${bad.address} (loopback, private or reserved)`,
-        );
-        error.code = 'EFORBIDDENADDRESS';
-        return cb(error, []);
+      if (!allowInsecure && addresses.some((a) => isForbiddenAddress(a.address))) {
+        return cb(refusedTarget(), []);
       }
       if (opts.all === true) return cb(null, addresses);
       const first = addresses[0];

@@ -54,8 +54,8 @@ const CLAIM_SQL = `
      limit $1
      for update of d skip locked)
   update webhook_deliveries d
-     set status = 'delivering', attempted_at = clock_timestamp(), claim_token = $2,
-         lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+     set status = 'delivering', attempted_at = clock_timestamp(), updated_at = clock_timestamp(),
+         claim_token = $2, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
     from due, events ev, webhook_endpoints e
    where d.workspace_id = due.workspace_id and d.id = due.id
      and ev.workspace_id = d.workspace_id and ev.id = d.event_id
@@ -81,7 +81,7 @@ async function finish(
         set status = $4, response_status = $5, response_body = $6, error = $7,
             next_retry_at = case when $8::integer is null then null
                                  else clock_timestamp() + $8 * interval '1 millisecond' end,
-            claim_token = null, lease_expires_at = null
+            claim_token = null, lease_expires_at = null, updated_at = clock_timestamp()
       where workspace_id = $1 and id = $2 and claim_token = $3 and status = 'delivering'
       returning 1`,
     [
@@ -141,7 +141,8 @@ class DeliveredBatch {
       const rows = await this.db.query<{ id: string }>(
         `update webhook_deliveries d
             set status = 'delivered', response_status = v.response_status, response_body = v.response_body,
-                error = null, next_retry_at = null, claim_token = null, lease_expires_at = null
+                error = null, next_retry_at = null, claim_token = null, lease_expires_at = null,
+                updated_at = clock_timestamp()
            from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::integer[], $5::text[])
                   as v(workspace_id, id, claim_token, response_status, response_body)
           where d.workspace_id = v.workspace_id and d.id = v.id and d.claim_token = v.claim_token
@@ -358,7 +359,7 @@ export class Dispatcher {
         // Shut down before the receiver answered: hand the attempt back, due now, for another worker.
         await this.db.query(
           `update webhook_deliveries set status = 'pending', attempted_at = clock_timestamp(),
-                  claim_token = null, lease_expires_at = null
+                  updated_at = clock_timestamp(), claim_token = null, lease_expires_at = null
             where workspace_id = $1 and id = $2 and claim_token = $3 and status = 'delivering'`,
           [attempt.workspace_id, attempt.id, attempt.claim_token],
         );

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
-import { checkWebhookUrl, guardedLookup, isForbiddenAddress } from './address-policy.js';
+import { checkWebhookUrl, guardedLookup, isForbiddenAddress, refusedTarget } from './address-policy.js';
 
 export const RESPONSE_BODY_LIMIT = 1024;
 
@@ -36,10 +36,14 @@ const failure = (
 /** Text PostgreSQL can store: invalid UTF-8 becomes U+FFFD, NUL is dropped. */
 const storable = (bytes: Buffer) => bytes.toString('utf8').replaceAll('\u0000', '');
 
+/** A failed attempt's `error`, as the API shows it: never an address the target's name resolved to (P73). */
 function describe(error: NodeJS.ErrnoException, timeoutMs: number): string {
   if (error.code === 'ETIMEDOUT_WEBHOOK') return `timeout: no complete answer within ${timeoutMs} ms`;
   if (error.code === 'EFORBIDDENADDRESS') return `blocked: ${error.message}`;
   if (error.code === 'ABORT_ERR') return 'aborted: the worker shut down during the attempt';
+  // Node's socket errors end with the address and port tried ("connect ECONNREFUSED 10.0.0.7:443").
+  if (error.code && error.syscall && (error as { address?: unknown }).address !== undefined)
+    return `${error.code}: ${error.syscall} failed`;
   return error.code ? `${error.code}: ${error.message}` : `connection error: ${error.message}`;
 }
 
@@ -121,12 +125,8 @@ export function createSender(options: {
           socket.once('connect', () => {
             const address = socket.remoteAddress ?? '';
             if (isForbiddenAddress(address)) {
-              const error: NodeJS.ErrnoException = new Error(
-                `connected to forbidden address ${address} (loopback, private or reserved)`,
-              );
-              error.code = 'EFORBIDDENADDRESS';
               socket.destroy();
-              fail(error);
+              fail(refusedTarget());
             }
           });
         });

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TObject, TSchema } from 'typebox';
 import type { Scope } from '../schema/fields.js';
-import { recordAudit } from '../storage/audit.js';
+import { type AuditAction, recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';
 import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
@@ -44,7 +44,7 @@ export interface RouteContext<S extends PublicServices = PublicServices> {
   hasScope(scope: Scope): boolean;
   /** Writes the audit entry of an API write, attributed to the human who created the key (decision 26). */
   audit(
-    action: string,
+    action: AuditAction,
     target: { type: string; id: string },
     metadata?: Record<string, unknown>,
   ): Promise<void>;

@@ -84,7 +84,8 @@ export async function updateWorkspace(
       action: 'workspace.updated',
       targetType: 'workspace',
       targetId: id,
-      metadata: { changes: input },
+      // P72: the changed fields by name, and the new values of those that are not free text.
+      metadata: { changes: Object.keys(input), plan: input.plan, assessment_quota: input.assessment_quota },
     });
     return readWorkspace(tx, id);
   });

@@ -4,9 +4,40 @@ import type { Queryable } from './db.js';
 
 export type ActorType = 'user' | 'api_key' | 'system';
 
+/**
+ * Every action the service writes (decision 26, P14). An entry is served to any key with audit:read, so its
+ * metadata holds only ids, enumerated values, counts, instants and field names: never a URL, a secret, free
+ * text or a personal value, which that scope may not see elsewhere (P72; test/audit-logs.test.ts writes each).
+ */
+export const AUDIT_ACTIONS = [
+  'workspace.created',
+  'workspace.updated',
+  'workspace.data_imported',
+  'user.created',
+  'api_key.created',
+  'api_key.revoked',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.deliveries_replayed',
+  'webhook_delivery.replayed',
+  'supplier.created',
+  'assessment.created',
+  'assessment.status_changed',
+  'assessment.completed',
+  'report.rendered',
+  'assets.upserted',
+  'asset.confirmed',
+  'action_plan_item.status_changed',
+  'action_plan_item.note_added',
+  'alert.created',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 export interface AuditEntry {
   workspaceId: string;
-  action: string;
+  action: AuditAction;
   actorType: ActorType;
   actorId: string | null;
   targetType: string | null;

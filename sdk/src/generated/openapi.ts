@@ -577,7 +577,7 @@ export interface paths {
         };
         /**
          * List delivery attempts with the response seen
-         * @description One row per attempt, newest first by `attempted_at` (the due time of a `pending` attempt), then `id`. `from` keeps attempts with `attempted_at` at or after it.
+         * @description One row per attempt, newest first by `created_at`, then `id`. `from` keeps attempts with `attempted_at` (the due time of a `pending` attempt) at or after it.
          *
          *     Needs the `webhooks:read` scope.
          */
@@ -1517,7 +1517,7 @@ export interface components {
         };
         /**
          * WebhookDeliveryAttempt
-         * @description One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or `exhausted` (no retry left).
+         * @description One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or `exhausted` (no retry left). `created_at` is when the attempt was scheduled (a retry: when the attempt before it failed); `updated_at` its last change of status.
          */
         WebhookDeliveryAttempt: {
             /** Format: uuid */
@@ -1538,6 +1538,10 @@ export interface components {
             /** Format: date-time */
             attempted_at: string;
             next_retry_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /**
          * WebhookEndpoint
@@ -4312,7 +4316,9 @@ export interface operations {
                      *           "response_body": "Example response body",
                      *           "error": "Example error",
                      *           "attempted_at": "2025-06-02T09:30:00.000000Z",
-                     *           "next_retry_at": "2025-06-02T09:30:00.000000Z"
+                     *           "next_retry_at": "2025-06-02T09:30:00.000000Z",
+                     *           "created_at": "2025-06-02T09:30:00.000000Z",
+                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {

@@ -2,7 +2,7 @@
 // products and services with their impact analyses, processing activities), assets, threats, insights and
 // organizational alerts.
 import type { AssetSource, ReviewStatus } from '../../resources/assets/schema.js';
-import type { Criticality, WebhookEvents } from '../../schema/fields.js';
+import type { Criticality, Scope, WebhookEvents } from '../../schema/fields.js';
 import { buildAlert } from './action-plans.js';
 import { cycled, DAY, date, fill, iso } from './format.js';
 import type { UnitPlan } from './plan.js';
@@ -206,11 +206,12 @@ export function buildShared(u: Unit, p: UnitPlan) {
   // The set-up trail (SETUP_AUDIT_ENTRIES in plan.ts counts these entries).
   if (p.i === 0) {
     const t = ctx.now - SETUP_DAYS_AGO * DAY;
+    // Metadata as the service writes it: never free text such as the key's name (P72).
     audit(u, t, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 0)], {
-      name: 'SIEM export',
+      scopes: ['audit:read'] satisfies Scope[],
     });
     audit(u, t + DAY, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {
-      name: 'GRC sync',
+      scopes: ['suppliers:read', 'assessments:read'] satisfies Scope[],
     });
     audit(u, t + 300 * DAY, 'api_key.revoked', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {});
     audit(

@@ -3,6 +3,7 @@
 // and the Unit that numbers, stamps and collects the records.
 import type { AuditActorType } from '../../resources/audit-logs/schema.js';
 import type { VendorProfile } from '../../schema/fields.js';
+import type { AuditAction } from '../../storage/audit.js';
 import { DAY, iso } from './format.js';
 import { finalizeHash, hex32, mixWord, type Rng } from './random.js';
 import { FIRST_NAMES, LAST_NAMES } from './vocabulary.js';
@@ -123,7 +124,7 @@ export class Unit {
 export function audit(
   u: Unit,
   at: number,
-  action: string,
+  action: AuditAction,
   actor: (typeof AuditActorType)[number],
   target: [string, string | null],
   meta: SeedRecord,

@@ -6,6 +6,7 @@
 //     leaving), records `action_plan_item.status_changed` and an audit entry, all in the caller's transaction;
 //   - the same status appends a history entry only when the request carries a note, and emits no event.
 import { recordEvent } from '../../events/outbox.js';
+import type { AuditAction } from '../../storage/audit.js';
 import type { Queryable } from '../../storage/db.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import { ActionPlanItem } from './schema.js';
@@ -18,7 +19,7 @@ export interface StatusChange {
 }
 
 export type AuditWriter = (
-  action: string,
+  action: AuditAction,
   target: { type: string; id: string },
   metadata: Record<string, unknown>,
 ) => Promise<void>;
@@ -75,13 +76,13 @@ export async function changeItemStatus(
       action_plan_item_id: itemId,
       ...transition,
     });
-    await audit('action_plan_item.status_changed', target, { ...transition, note: change.note });
+    // The note itself stays in the item's history: free text is for action_plans:read, not audit:read (P72).
+    await audit('action_plan_item.status_changed', target, transition);
   } else {
     // Same status with a note: the history changed, so the write is audited, but nothing is emitted.
     await audit('action_plan_item.note_added', target, {
       action_plan_id: current.action_plan_id,
       status: current.status,
-      note: change.note,
     });
   }
   return updated?.j ?? null;

@@ -69,7 +69,8 @@ export async function createWebhookEndpoint(
       action: 'webhook_endpoint.created',
       targetType: 'webhook_endpoint',
       targetId: id,
-      metadata: { url: input.url, events: input.events },
+      // Never the URL (its query may hold the receiver's token): audit:read does not see endpoints (P72).
+      metadata: { events: input.events },
     });
     return readEndpoint(tx, id);
   });
@@ -268,7 +269,7 @@ async function recentAttempts(q: Queryable, endpointId: string): Promise<string>
   const rows = await q.query<{ j: string }>(
     `select ${deliveryJson} as j from webhook_deliveries t
       where t.workspace_id = $1 and t.endpoint_id = $2
-      order by t.attempted_at desc, t.id desc limit ${RECENT_ATTEMPTS}`,
+      order by t.created_at desc, t.id desc limit ${RECENT_ATTEMPTS}`,
     [endpoint.workspace_id, endpointId],
   );
   return `{"data":[${rows.map((row) => row.j).join(',')}]}`;

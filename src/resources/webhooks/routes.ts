@@ -25,8 +25,8 @@ export const webhooksRoutes: RouteDef[] = [
     tag: 'Webhooks',
     summary: 'List delivery attempts with the response seen',
     description:
-      'One row per attempt, newest first by `attempted_at` (the due time of a `pending` attempt), then `id`. ' +
-      '`from` keeps attempts with `attempted_at` at or after it.',
+      'One row per attempt, newest first by `created_at`, then `id`. `from` keeps attempts with ' +
+      '`attempted_at` (the due time of a `pending` attempt) at or after it.',
     list: {
       resource: WebhookDelivery,
       filters: {
@@ -40,7 +40,8 @@ export const webhooksRoutes: RouteDef[] = [
           where: 't.attempted_at >= ?::timestamptz',
         },
       },
-      order: { column: 'attempted_at', direction: 'desc' },
+      // decision 12 (P74): the specification states no order for attempts.
+      order: NEWEST_FIRST,
     },
   }),
 ];

@@ -28,7 +28,8 @@ export const WebhookDelivery = defineResource({
   description:
     'One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is ' +
     'the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or ' +
-    '`exhausted` (no retry left).',
+    '`exhausted` (no retry left). `created_at` is when the attempt was scheduled (a retry: when the attempt ' +
+    'before it failed); `updated_at` its last change of status.',
   fields: {
     id: field(Uuid),
     endpoint_id: field(Uuid),
@@ -41,6 +42,8 @@ export const WebhookDelivery = defineResource({
     error: field(Nullable(Type.String())),
     attempted_at: field(DateTime),
     next_retry_at: field(Nullable(DateTime)),
+    created_at: field(DateTime),
+    updated_at: field(DateTime),
   },
 });
 
