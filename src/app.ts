@@ -12,12 +12,14 @@ import { registerOpenRoutes } from './http/open-route.js';
 import { CursorCodec } from './http/pagination.js';
 import {
   ADDRESS_BUCKETS,
+  ADMIN_FAILURE_BUCKETS,
   type Bucket,
   PDF_BUCKETS,
   type RateLimiter,
+  REFERENCE_BUCKETS,
   WORKSPACE_BUCKETS,
 } from './http/rate-limit.js';
-import { type PublicServices, registerRoutes } from './http/route.js';
+import { type BucketSet, type PublicServices, registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
 import { buildAdminRoutes } from './management/app.js';
 import { servedOpenRoutes } from './openapi/reference.js';
@@ -44,7 +46,7 @@ export async function createServices(options: {
   limiter: RateLimiter;
   adminTokenHash: Buffer;
   metrics: Metrics;
-  buckets?: Partial<Record<'workspace' | 'address' | 'pdf', readonly Bucket[]>>;
+  buckets?: Partial<Record<BucketSet, readonly Bucket[]>>;
   authCacheTtlMs?: number;
   objects?: ObjectStorage;
 }): Promise<Services> {
@@ -61,22 +63,25 @@ export async function createServices(options: {
     auth: new Authenticator(options.db, { cacheTtlMs: options.authCacheTtlMs ?? 30_000 }),
     cursors: new CursorCodec(await serviceSecret(options.db, 'cursor_secret')),
     buckets: {
-      workspace: options.buckets?.workspace ?? WORKSPACE_BUCKETS,
-      address: options.buckets?.address ?? ADDRESS_BUCKETS,
-      pdf: options.buckets?.pdf ?? PDF_BUCKETS,
+      workspace: WORKSPACE_BUCKETS,
+      address: ADDRESS_BUCKETS,
+      pdf: PDF_BUCKETS,
+      reference: REFERENCE_BUCKETS,
+      adminFailures: ADMIN_FAILURE_BUCKETS,
+      ...options.buckets,
     },
   };
 }
 
 export function buildPublicApp(services: Services): FastifyInstance {
-  const app = createServer(services.logger.child({ listener: 'public' }), services.metrics, 'public');
+  const app = createServer('public', services);
   registerRoutes(app, services, publicRoutes);
   registerOpenRoutes(app, services, servedOpenRoutes);
   return app;
 }
 
 export function buildAdminApp(services: Services): FastifyInstance {
-  const app = createServer(services.logger.child({ listener: 'admin' }), services.metrics, 'admin');
+  const app = createServer('admin', services);
   buildAdminRoutes(app, services, adminRegistrars);
   return app;
 }

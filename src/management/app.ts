@@ -5,6 +5,7 @@ import type { Services } from '../app.js';
 import { Authenticator } from '../http/auth.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { assertSingleValuedHeaders } from '../http/request-headers.js';
+import { rateLimited } from '../http/route.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { constantTimeEqual, sha256 } from '../security/secrets.js';
 import { StorageFullError } from '../storage/db.js';
@@ -36,15 +37,27 @@ export function buildAdminRoutes(
     onAuthChange: () => services.auth.invalidate(),
   });
 
+  // Wrong and missing tokens are counted per client address (decision P68). Once an address is over its
+  // limit, every request from it is a 429 before the token is compared, a right one included: otherwise the
+  // answer would still tell a right guess from a wrong one. A right token counts nothing.
+  const authenticateOperator = async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = Authenticator.bearer(request.raw.rawHeaders);
+    const valid = token !== null && constantTimeEqual(sha256(token), services.adminTokenHash);
+    const failures = `admin-failures:${request.ip}`;
+    const { limiter, buckets } = services;
+    const decision = valid
+      ? await limiter.peek(failures, buckets.adminFailures)
+      : await limiter.consume(failures, buckets.adminFailures);
+    if (!decision.allowed) throw rateLimited(request, reply, decision);
+    if (!valid) throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
+  };
+
   const route: AdminRoute = (method, url, status, handler, body) => {
     app.route({
       method,
       url: `/admin${url}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const token = Authenticator.bearer(request.raw.rawHeaders);
-        if (!token || !constantTimeEqual(sha256(token), services.adminTokenHash)) {
-          throw new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
-        }
+        await authenticateOperator(request, reply);
         assertSingleValuedHeaders(request.raw.rawHeaders);
         for (const value of Object.values(request.params as Record<string, string>))
           if (!isUuid(value)) throw notFound();
