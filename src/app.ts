@@ -13,14 +13,14 @@ import { publicRoutes } from './resources/index.js';
 import type { Services } from './services.js';
 
 export function buildPublicApp(services: Services): FastifyInstance {
-  const app = createServer(services.logger.child({ listener: 'public' }), services.metrics, 'public');
+  const app = createServer('public', services);
   registerRoutes(app, services, publicRoutes);
   registerOpenRoutes(app, services, servedOpenRoutes);
   return app;
 }
 
 export function buildAdminApp(services: Services): FastifyInstance {
-  const app = createServer(services.logger.child({ listener: 'admin' }), services.metrics, 'admin');
+  const app = createServer('admin', services);
   buildAdminRoutes(app, services, adminRoutes);
   return app;
 }

@@ -1,6 +1,7 @@
 // The process's settings, parsed once from the environment (management-api.md, "Process and configuration").
 import { resolve } from 'node:path';
 import { DEFAULT_RETRY_DELAYS_MS, parseDuration, parseDurationList } from './events/retry-schedule.js';
+import { adminTokenWeakness } from './security/secrets.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -19,6 +20,10 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookAllowInsecureUrls: boolean;
   webhookTimeoutMs: number;
+  /** Time from a request's first byte until its last (headers and body) before a 408 (decision P66). */
+  requestTimeoutMs: number;
+  /** Time an idle keep-alive connection stays open (decision P66). */
+  keepAliveTimeoutMs: number;
   role: Role;
   logLevel: string;
 }
@@ -50,6 +55,23 @@ function duration<T>(name: string, raw: string | undefined, parse: (text: string
   }
 }
 
+/** A duration of at least 1 ms: 0 would turn Node's HTTP timeouts off. */
+const positive = (text: string): number => {
+  const ms = parseDuration(text);
+  if (ms < 1) throw new Error(`Invalid duration ${JSON.stringify(text)}: it must be more than 0`);
+  return ms;
+};
+
+function adminToken(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.ADMIN_TOKEN || undefined;
+  const weakness = token === undefined ? null : adminTokenWeakness(token);
+  if (weakness)
+    throw new ConfigError(
+      `ADMIN_TOKEN is too weak: ${weakness}. use a random one, e.g. \`openssl rand -base64 32\``,
+    );
+  return token;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 8080);
   const host = env.HOST || '127.0.0.1';
@@ -64,7 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     adminPort: integer(env, 'ADMIN_PORT', 8081),
     adminHost: env.ADMIN_HOST || '127.0.0.1',
-    adminToken: env.ADMIN_TOKEN || undefined,
+    adminToken: adminToken(env),
     databaseUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     redisUrl: env.REDIS_URL || undefined,
@@ -77,6 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ]),
     webhookAllowInsecureUrls: boolean(env, 'WEBHOOK_ALLOW_INSECURE_URLS'),
     webhookTimeoutMs: duration('WEBHOOK_TIMEOUT', env.WEBHOOK_TIMEOUT, parseDuration, 10_000),
+    requestTimeoutMs: duration('REQUEST_TIMEOUT', env.REQUEST_TIMEOUT, positive, 30_000),
+    keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, positive, 5_000),
     role,
     logLevel: env.LOG_LEVEL || 'info',
   };

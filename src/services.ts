@@ -9,12 +9,14 @@ import type { Metrics } from './http/metrics.js';
 import { CursorCodec } from './http/pagination.js';
 import {
   ADDRESS_BUCKETS,
+  ADMIN_FAILURE_BUCKETS,
   type Bucket,
   PDF_BUCKETS,
   type RateLimiter,
+  REFERENCE_BUCKETS,
   WORKSPACE_BUCKETS,
 } from './http/rate-limit.js';
-import type { PublicServices } from './http/route.js';
+import type { BucketSet, PublicServices } from './http/route.js';
 import { createLocalObjectStorage, type ObjectStorage } from './reports/storage.js';
 import type { Db } from './storage/db.js';
 import { serviceSecret } from './storage/settings.js';
@@ -37,7 +39,7 @@ export async function createServices(options: {
   limiter: RateLimiter;
   adminTokenHash: Buffer;
   metrics: Metrics;
-  buckets?: Partial<Record<'workspace' | 'address' | 'pdf', readonly Bucket[]>>;
+  buckets?: Partial<Record<BucketSet, readonly Bucket[]>>;
   authCacheTtlMs?: number;
   objects?: ObjectStorage;
 }): Promise<Services> {
@@ -54,9 +56,12 @@ export async function createServices(options: {
     auth: new Authenticator(options.db, { cacheTtlMs: options.authCacheTtlMs ?? 30_000 }),
     cursors: new CursorCodec(await serviceSecret(options.db, 'cursor_secret')),
     buckets: {
-      workspace: options.buckets?.workspace ?? WORKSPACE_BUCKETS,
-      address: options.buckets?.address ?? ADDRESS_BUCKETS,
-      pdf: options.buckets?.pdf ?? PDF_BUCKETS,
+      workspace: WORKSPACE_BUCKETS,
+      address: ADDRESS_BUCKETS,
+      pdf: PDF_BUCKETS,
+      reference: REFERENCE_BUCKETS,
+      adminFailures: ADMIN_FAILURE_BUCKETS,
+      ...options.buckets,
     },
   };
 }

@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ERROR_STATUS } from '../src/http/errors.js';
 import { Harness, type Response, type TestWorkspace } from './support/harness.js';
+import { parseResponses, type RawResponse, rawConnection, rawRequest } from './support/raw-http.js';
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -420,5 +421,182 @@ describe('error bodies reveal nothing internal (decision 31)', () => {
       [404, () => call('GET', `/suppliers/${encodeURIComponent("' or 1=1 --")}`, { key: ws.key })],
     ];
     for (const [status, send] of cases) assert.equal((await send()).status, status);
+  });
+});
+
+/**
+ * A response written on a raw connection, in the error shape with `code`, the id of every response and
+ * no-store (decisions 5, 31; risk-data-api.md "Errors").
+ */
+function assertRawError(res: RawResponse | undefined, status: number, code: string, where: string): void {
+  assert.ok(res, `${where}: no response`);
+  assert.equal(res.status, status, `${where}: ${res.body}`);
+  const { error } = JSON.parse(res.body);
+  assert.equal(error.code, code, where);
+  assert.match(res.headers['x-request-id'] ?? '', UUID, where);
+  assert.equal(error.request_id, res.headers['x-request-id'], where);
+  assert.equal(res.headers['cache-control'], 'no-store', where);
+  assert.equal(res.headers['content-type'], 'application/json; charset=utf-8', where);
+}
+
+describe('requests that arrive too slowly, and idle connections (decision P66)', () => {
+  // REQUEST_TIMEOUT and KEEP_ALIVE_TIMEOUT short enough for a test; the defaults are 30 s and 5 s.
+  const REQUEST_TIMEOUT_MS = 800;
+  const KEEP_ALIVE_TIMEOUT_MS = 400;
+  // Node looks for late requests every quarter of the timeout: closed by 1.25 × it, plus scheduling slack.
+  const CLOSED_BY_MS = REQUEST_TIMEOUT_MS * 1.25 + 1000;
+  let edge: Harness;
+  let key: string;
+  before(async () => {
+    edge = await Harness.start({
+      env: { REQUEST_TIMEOUT: `${REQUEST_TIMEOUT_MS}ms`, KEEP_ALIVE_TIMEOUT: `${KEEP_ALIVE_TIMEOUT_MS}ms` },
+    });
+    key = (await edge.workspace()).key;
+  });
+  after(() => edge.close());
+
+  /**
+   * Writes `text` on a new connection, then (with `trickle`) one byte of body every 100 ms, until the service
+   * closes it: the statuses it answered and when it closed (at most `limitMs` after opening).
+   */
+  async function send(
+    app: FastifyInstance,
+    text: string,
+    options: { trickle?: boolean; limitMs?: number } = {},
+  ) {
+    const connection = await rawConnection(app);
+    connection.write(text);
+    const timer = options.trickle ? setInterval(() => connection.write('{'), 100) : undefined;
+    try {
+      const { closed, afterMs, received } = await connection.closed(options.limitMs ?? CLOSED_BY_MS + 2000);
+      const responses = parseResponses(received);
+      const what = `${JSON.stringify(text.slice(0, 30))}: closed ${closed} after ${Math.round(afterMs)} ms, answered ${responses.map((r) => r.status)}`;
+      return { closed, afterMs, responses, what };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  test('headers that never end: 408 in the error shape (invalid_request), then the connection is closed', async () => {
+    for (const [app, path] of [
+      [edge.publicApp, '/v1/suppliers'],
+      [edge.adminApp, '/healthz'],
+    ] as const) {
+      const sent = await send(
+        app,
+        `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n`,
+      );
+      assert.ok(sent.closed && sent.afterMs <= CLOSED_BY_MS, sent.what);
+      assert.ok(sent.afterMs >= REQUEST_TIMEOUT_MS - 100, `closed early: ${sent.what}`);
+      assert.equal(sent.responses.length, 1, sent.what);
+      assertRawError(sent.responses[0], 408, 'invalid_request', sent.what);
+    }
+  });
+
+  test('a body trickled a byte at a time: 408 within REQUEST_TIMEOUT of the first byte, on both listeners', async () => {
+    const post = (path: string, auth: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${auth}\r\n` +
+      `Content-Type: application/json\r\nIdempotency-Key: ${crypto.randomUUID()}\r\nContent-Length: 100\r\n\r\n`;
+    for (const [app, text] of [
+      [edge.publicApp, post('/v1/suppliers', key)],
+      [edge.adminApp, post('/admin/workspaces', edge.adminToken)],
+    ] as const) {
+      const sent = await send(app, text, { trickle: true });
+      assert.ok(sent.closed && sent.afterMs <= CLOSED_BY_MS, sent.what);
+      assert.equal(sent.responses.length, 1, sent.what);
+      assertRawError(sent.responses[0], 408, 'invalid_request', sent.what);
+    }
+  });
+
+  test('a request answered before its body arrived (a 401 without a key) is closed in bounded time, without a second response', async () => {
+    const text =
+      'POST /v1/suppliers HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+      'Content-Length: 100\r\n\r\n';
+    for (const trickle of [false, true]) {
+      const sent = await send(edge.publicApp, text, { trickle });
+      assert.ok(sent.closed && sent.afterMs <= CLOSED_BY_MS, sent.what);
+      assert.deepEqual(
+        sent.responses.map((r) => r.status),
+        [401],
+        sent.what,
+      );
+      assertRawError(sent.responses[0], 401, 'invalid_api_key', sent.what);
+    }
+  });
+
+  test('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT (and the second of grace Node adds)', async () => {
+    for (const [app, path] of [
+      [edge.adminApp, '/healthz'],
+      [edge.publicApp, '/v1/suppliers?limit=1'],
+    ] as const) {
+      const text = `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+      const sent = await send(app, text, { limitMs: KEEP_ALIVE_TIMEOUT_MS + 4000 });
+      assert.deepEqual(
+        sent.responses.map((r) => r.status),
+        [200],
+        sent.what,
+      );
+      assert.ok(sent.closed && sent.afterMs <= KEEP_ALIVE_TIMEOUT_MS + 1000 + 1000, sent.what);
+    }
+  });
+});
+
+describe('Host and Expect headers (RFC 9112 3.2, RFC 9110 10.1.1; decision P67)', () => {
+  const listeners = () =>
+    [
+      ['public', h.publicApp, `GET /v1/suppliers?limit=1 HTTP/1.1\r\nAuthorization: Bearer ${ws.key}\r\n`],
+      ['admin', h.adminApp, 'GET /healthz HTTP/1.1\r\n'],
+    ] as const;
+
+  test('Host sent twice, or not a host: 400 invalid_request in the error shape on both listeners', async () => {
+    for (const hostLines of [
+      'Host: localhost\r\nHost: localhost\r\n',
+      'Host: localhost\r\nHost: evil.example\r\n',
+      'Host: a b\r\n',
+      'Host: [::1\r\n',
+      'Host: [not-an-address]\r\n',
+      'Host: \r\n',
+      'Host: localhost:80a\r\n',
+      'Host: a/b\r\n',
+      'Host: user@localhost\r\n',
+    ]) {
+      for (const [listener, app, start] of listeners()) {
+        const where = `${listener} ${JSON.stringify(hostLines)}`;
+        const res = await rawRequest(app, `${start}${hostLines}Connection: close\r\n\r\n`);
+        assertRawError(res, 400, 'invalid_request', where);
+        assert.deepEqual(JSON.parse(res.body).error.details, { header: 'Host' }, where);
+      }
+    }
+  });
+
+  test('valid hosts are served', async () => {
+    for (const host of ['localhost', '127.0.0.1:3000', '[::1]:8080', 'api.example.com', 'API.Example.com.']) {
+      for (const [listener, app, start] of listeners()) {
+        const res = await rawRequest(app, `${start}Host: ${host}\r\nConnection: close\r\n\r\n`);
+        assert.equal(res.status, 200, `${listener} ${host}: ${res.body}`);
+      }
+    }
+  });
+
+  test('Expect other than 100-continue: 400 invalid_request in the error shape on both listeners, not a bare 417', async () => {
+    for (const expect of ['bogus', '200-ok', 'foo=bar']) {
+      for (const [listener, app, start] of listeners()) {
+        const where = `${listener} Expect: ${expect}`;
+        const res = await rawRequest(
+          app,
+          `${start}Host: localhost\r\nExpect: ${expect}\r\nConnection: close\r\n\r\n`,
+        );
+        assertRawError(res, 400, 'invalid_request', where);
+        assert.deepEqual(JSON.parse(res.body).error.details, { header: 'Expect' }, where);
+      }
+    }
+    // 100-continue is still honoured.
+    for (const [listener, app, start] of listeners()) {
+      const res = await rawRequest(
+        app,
+        `${start}Host: localhost\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+      );
+      assert.equal(res.status, 200, `${listener}: ${res.body}`);
+    }
   });
 });

@@ -1,7 +1,15 @@
 // management-api.md: authentication, endpoints, import document; decisions 26, 28, 30, 42.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { assertError, Harness, type TestWorkspace } from './support/harness.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { ADMIN_FAILURE_BUCKETS, createMemoryRateLimiter } from '../src/http/rate-limit.js';
+import { generateAdminToken } from '../src/security/secrets.js';
+import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -47,6 +55,106 @@ describe('admin authentication', () => {
     const metrics = await h.adminApp.inject('/metrics');
     assert.equal(metrics.statusCode, 200);
     assert.match(metrics.body, /tprm_http_requests_total/);
+  });
+});
+
+describe('the operator token (decision P68)', () => {
+  test('a weak ADMIN_TOKEN stops the process at start: one line naming the variable, exit 1', () => {
+    const weak = 'hunter2-hunter2';
+    const started = spawnSync(process.execPath, [join(import.meta.dirname, '../src/main.js')], {
+      env: {
+        PATH: process.env.PATH,
+        ADMIN_TOKEN: weak,
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'tprm-weak-token-')),
+        PORT: '0',
+        ADMIN_PORT: '0',
+      },
+      encoding: 'utf8',
+      // A process that starts anyway is killed outright: it would take SIGTERM as a request to drain.
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+    const output = `${started.stdout}${started.stderr}`.trim();
+    assert.equal(started.status, 1, output);
+    assert.match(output, /^tprm-api: ADMIN_TOKEN is too weak: [^\n]*at least 32[^\n]*$/);
+    assert.ok(!output.includes(weak), 'the token itself is never printed');
+  });
+
+  test('short, patterned or non-ASCII tokens are refused; random ones pass, the generated one included', () => {
+    const refused = [
+      'a',
+      'a'.repeat(40),
+      `${'a'.repeat(31)}b`,
+      '0123456789'.repeat(4),
+      'changeme-changeme-changeme-changeme',
+      `${'ab'.repeat(20)}XY`,
+      'abcdefghijklmnopqrstuvwxyzABCDEF',
+      `correct horse battery staple ${randomUUID()}`,
+      `é${randomBytes(24).toString('base64')}`,
+    ];
+    for (const token of refused)
+      assert.throws(() => loadConfig({ ADMIN_TOKEN: token }), ConfigError, JSON.stringify(token));
+    for (let i = 0; i < 200; i++) {
+      for (const token of [
+        generateAdminToken(),
+        randomBytes(16).toString('hex'),
+        randomBytes(24).toString('base64'),
+        randomUUID(),
+      ])
+        assert.equal(loadConfig({ ADMIN_TOKEN: token }).adminToken, token);
+    }
+  });
+
+  test('wrong and missing tokens are limited per client address: past the limit a minute, every /admin request from it is a 429, a right token included; right tokens count nothing', async () => {
+    let clock = Date.parse('2026-03-01T00:00:10.000Z');
+    const t = await Harness.start({
+      limiter: createMemoryRateLimiter({ now: () => clock }),
+      buckets: { adminFailures: ADMIN_FAILURE_BUCKETS },
+    });
+    try {
+      const send = async (token: string | null, remoteAddress: string, url = '/admin/workspaces') => {
+        const res = await t.adminApp.inject({
+          method: 'GET',
+          url,
+          headers: token === null ? {} : { authorization: `Bearer ${token}` },
+          remoteAddress,
+        });
+        const json = res.headers['content-type']?.toString().startsWith('application/json')
+          ? JSON.parse(res.body)
+          : undefined;
+        return { status: res.statusCode, headers: res.headers, body: res.body, json } as Response;
+      };
+      const [bucket] = ADMIN_FAILURE_BUCKETS;
+      assert.ok(bucket);
+      const wrong = `tprm_admin_${randomBytes(32).toString('base64url')}`;
+      for (let i = 0; i < bucket.limit * 3; i++)
+        assert.equal((await send(t.adminToken, '10.9.0.1')).status, 200);
+      for (let i = 0; i < bucket.limit; i++)
+        assertError(await send(i % 2 ? null : wrong, '10.9.0.1'), 401, 'invalid_api_key');
+
+      const secondsLeft = String((bucket.windowMs - (clock % bucket.windowMs)) / 1000);
+      for (const token of [wrong, null, t.adminToken]) {
+        const limited = await send(token, '10.9.0.1');
+        assertError(limited, 429, 'rate_limit_exceeded');
+        assert.equal(limited.headers['retry-after'], secondsLeft);
+        assert.deepEqual(
+          Object.keys(limited.headers).filter((name) => name.startsWith('x-ratelimit')),
+          [],
+        );
+        assert.equal(limited.headers['cache-control'], 'no-store');
+      }
+      // Another address is not concerned, and the probes need no token (exempt).
+      assert.equal((await send(t.adminToken, '10.9.0.2')).status, 200);
+      assertError(await send(wrong, '10.9.0.2'), 401, 'invalid_api_key');
+      for (const probe of ['/healthz', '/readyz', '/metrics'])
+        assert.equal((await send(null, '10.9.0.1', probe)).status, 200, probe);
+
+      clock += Number(secondsLeft) * 1000;
+      assert.equal((await send(t.adminToken, '10.9.0.1')).status, 200);
+      assertError(await send(wrong, '10.9.0.1'), 401, 'invalid_api_key');
+    } finally {
+      await t.close();
+    }
   });
 });
 

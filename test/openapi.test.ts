@@ -270,6 +270,36 @@ describe('openapi.json', () => {
     assertError(await h.api('GET', '/docs/index.html'), 404, 'resource_not_found');
     assertError(await h.api('GET', '/docs/constructor'), 404, 'resource_not_found');
   });
+
+  test('the document and the page files carry an ETag; a conditional GET naming it is a 304 without a body, still no-store (decisions 31, P69)', async () => {
+    const tags = new Set<string>();
+    for (const path of [
+      '/openapi.json',
+      '/docs',
+      '/docs/swagger-ui-bundle.js',
+      '/docs/swagger-ui.css',
+      '/docs/reference.js',
+    ]) {
+      const first = await h.api('GET', path);
+      const tag = String(first.headers.etag);
+      assert.match(tag, /^"[\w-]{16,}"$/, `${path}: ETag`);
+      assert.equal((await h.api('GET', path)).headers.etag, tag, `${path}: the same file, the same tag`);
+      tags.add(tag);
+      for (const ifNoneMatch of [tag, `W/${tag}`, `"other", ${tag}`, '*']) {
+        const again = await h.api('GET', path, { headers: { 'if-none-match': ifNoneMatch } });
+        assert.equal(again.status, 304, `${path} If-None-Match: ${ifNoneMatch}`);
+        assert.equal(again.body, '');
+        assert.equal(again.headers.etag, tag);
+        assert.equal(again.headers['cache-control'], 'no-store');
+        assert.ok(isUuid(String(again.headers['x-request-id'])));
+      }
+      const changed = await h.api('GET', path, { headers: { 'if-none-match': '"an-older-copy"' } });
+      assert.equal(changed.status, 200, path);
+      assert.equal(changed.body, first.body, path);
+      assert.equal(changed.headers['cache-control'], 'no-store', path);
+    }
+    assert.equal(tags.size, 5, 'each file has its own tag');
+  });
 });
 
 describe('openapi.admin.json (the management listener)', () => {

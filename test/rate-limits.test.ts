@@ -10,6 +10,7 @@ import {
   createRateLimiter,
   PDF_BUCKETS,
   type RateLimiter,
+  REFERENCE_BUCKETS,
   WORKSPACE_BUCKETS,
 } from '../src/http/rate-limit.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
@@ -32,6 +33,7 @@ before(async () => {
       workspace: WORKSPACE_BUCKETS,
       pdf: PDF_BUCKETS,
       address: [{ name: 'addr-second', limit: 5, windowMs: 1000 }],
+      reference: REFERENCE_BUCKETS,
     },
   });
   ws = await h.workspace();
@@ -120,6 +122,89 @@ describe("workspace buckets with the specification's limits", () => {
     assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
     const good = await h.api('GET', '/suppliers', { key: w.key, remoteAddress: '10.1.2.1' });
     assert.equal(good.headers['x-ratelimit-remaining'], '59');
+  });
+});
+
+describe('routes without a key (decisions 4, 29, P69)', () => {
+  /** A 429 of a client address: the error shape, Retry-After, and no rate-limit headers (no workspace). */
+  const assertAddressLimited = (res: Response, retryAfter: string) => {
+    assertError(res, 429, 'rate_limit_exceeded');
+    assert.equal(res.headers['retry-after'], retryAfter);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.deepEqual(
+      Object.keys(res.headers).filter((name) => name.startsWith('x-ratelimit')),
+      [],
+    );
+  };
+
+  test('the API reference and the signed downloads count against the client address: past its limit, 429 in the error shape', async () => {
+    clock = Date.parse('2026-01-01T05:00:00.100Z');
+    const paths = {
+      '/openapi.json': 200,
+      '/docs': 200,
+      '/docs/swagger-ui-bundle.js': 200,
+      '/files/not-a-token?expires=1&signature=x': 404,
+    };
+    for (const [i, [path, status]] of Object.entries(paths).entries()) {
+      const remoteAddress = `10.3.0.${i}`;
+      const statuses: number[] = [];
+      for (let n = 0; n < 5; n++) statuses.push((await h.api('GET', path, { remoteAddress })).status);
+      assert.deepEqual(statuses, Array(5).fill(status), path);
+      assertAddressLimited(await h.api('GET', path, { remoteAddress }), '1');
+      // Conditional requests count too, and so does the key's 401: one budget for all that has no key.
+      assertAddressLimited(
+        await h.api('GET', path, { remoteAddress, headers: { 'if-none-match': '*' } }),
+        '1',
+      );
+      assertAddressLimited(
+        await h.api('GET', '/suppliers', { key: 'tprm_00000000_bad', remoteAddress }),
+        '1',
+      );
+      assert.equal(
+        (await h.api('GET', path, { remoteAddress: '10.3.1.1' })).status,
+        status,
+        'another address',
+      );
+    }
+    clock += 1000;
+    assert.equal((await h.api('GET', '/openapi.json', { remoteAddress: '10.3.0.0' })).status, 200);
+  });
+
+  test('the reference files have a budget of their own a minute on top: a flood of big files is cut short', async () => {
+    clock = Date.parse('2026-01-01T05:10:00.100Z');
+    const [bucket] = REFERENCE_BUCKETS;
+    assert.ok(bucket);
+    const remoteAddress = '10.3.2.1';
+    const files = [
+      '/docs',
+      '/docs/swagger-ui.css',
+      '/docs/swagger-ui-bundle.js',
+      '/docs/reference.js',
+      '/openapi.json',
+    ];
+    // Under the address's own limit of 5 a second, one page load a second.
+    for (let n = 0; n < bucket.limit; n++) {
+      if (n > 0 && n % files.length === 0) clock += 1000;
+      const res = await h.api('GET', files[n % files.length] as string, { remoteAddress });
+      assert.equal(res.status, 200, `request ${n + 1}`);
+    }
+    clock += 1000;
+    const secondsLeft = String(Math.ceil((bucket.windowMs - (clock % bucket.windowMs)) / 1000));
+    assertAddressLimited(await h.api('GET', '/openapi.json', { remoteAddress }), secondsLeft);
+    // Only the reference files count against it: the address may still present keys.
+    assert.equal((await h.api('GET', '/suppliers', { key: 'tprm_00000000_bad', remoteAddress })).status, 401);
+    clock += Number(secondsLeft) * 1000;
+    assert.equal((await h.api('GET', '/openapi.json', { remoteAddress })).status, 200);
+  });
+
+  test('health and readiness probes and /metrics are never limited, even from an address past its limit', async () => {
+    clock = Date.parse('2026-01-01T05:20:00.100Z');
+    const remoteAddress = '10.3.3.1';
+    for (let n = 0; n < 6; n++) await h.api('GET', '/openapi.json', { remoteAddress });
+    assertAddressLimited(await h.api('GET', '/openapi.json', { remoteAddress }), '1');
+    for (let n = 0; n < 20; n++)
+      for (const url of ['/healthz', '/readyz', '/metrics'])
+        assert.equal((await h.adminApp.inject({ method: 'GET', url, remoteAddress })).statusCode, 200, url);
   });
 });
 
@@ -236,8 +321,9 @@ describe('two instances sharing Redis', needsRedis, () => {
     // Killed: each process now allows 60 on its own, and says so once.
     await redis.kill();
     nextSecond();
-    const before = await scrape(fleet.adminApp);
+    // Created first: management requests consult the limiter too (the admin-token throttle, P68).
     const killed = await fleet.workspace();
+    const before = await scrape(fleet.adminApp);
     assertPassed(await burst(apps, killed.key, 140), 120, 2);
     nextSecond();
     assertPassed(await burst(apps, killed.key, 20), 20);

@@ -50,6 +50,11 @@ export const RESPONSE_HEADERS = {
     description: 'Browsers must not guess content types.',
     schema: Type.Unsafe({ type: 'string', enum: ['nosniff'] }),
   },
+  ETag: {
+    description:
+      'Entity tag of the file: sent back in `If-None-Match`, it gets a 304 while the file is unchanged (decision P69).',
+    schema: Type.String(),
+  },
   'Referrer-Policy': {
     description: 'No referrer is sent from the reference page.',
     schema: Type.Unsafe({ type: 'string', enum: ['no-referrer'] }),

@@ -1,11 +1,13 @@
 // Public routes outside /v1 that need no API key (decision 4): the signed PDF download and the API reference.
 // They declare their contract like API routes do, so the OpenAPI document describes them from the same
-// schemas that check their requests here.
+// schemas that check their requests here. Without a key, nothing but the client address limits them (P69).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TObject, type TSchema, Type } from 'typebox';
 import type { Services } from '../services.js';
 import { notFound } from './errors.js';
-import type { ResponseSpec } from './route.js';
+import type { ResponseHeader } from './headers.js';
+import { type BucketSet, limitByAddress, type ResponseSpec } from './route.js';
+import { STAMPED_HEADERS } from './server.js';
 import { checker } from './validation.js';
 
 export interface OpenRouteDef {
@@ -20,6 +22,8 @@ export interface OpenRouteDef {
   params?: Record<string, TSchema>;
   /** The query parameters the route reads; others are ignored. */
   query?: TObject;
+  /** Rate-limit buckets counted with the client address's own (the API reference's files). */
+  extraBuckets?: Extract<BucketSet, 'reference'>;
   responses: Record<number, ResponseSpec>;
   handler(
     request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, string> }>,
@@ -37,9 +41,13 @@ export function registerOpenRoutes(
     const checkParams = checker(Type.Object(route.params ?? {}));
     const declared = Object.keys(route.query?.properties ?? {});
     const checkQuery = route.query ? checker(route.query) : () => null;
+    const buckets = route.extraBuckets
+      ? [...services.buckets.address, ...services.buckets[route.extraBuckets]]
+      : services.buckets.address;
     app.route<{ Params: Record<string, string>; Querystring: Record<string, string> }>({
       method: route.method,
       url: route.url,
+      onRequest: (request, reply) => limitByAddress(services, request, reply, buckets),
       handler: async (request, reply) => {
         const query = Object.fromEntries(
           Object.entries(request.query).filter(([name]) => declared.includes(name)),
@@ -50,4 +58,9 @@ export function registerOpenRoutes(
       },
     });
   }
+}
+
+/** The headers registerOpenRoutes sets on a response of this status: a 429 says when to retry. */
+export function openRouteHeaders(status: number): ResponseHeader[] {
+  return status === 429 ? [...STAMPED_HEADERS, 'Retry-After'] : [...STAMPED_HEADERS];
 }

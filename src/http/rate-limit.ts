@@ -37,6 +37,8 @@ export const LIMITER_MODES = ['memory', 'redis', 'redis-fallback'] as const;
 
 export interface RateLimiter {
   consume(key: string, buckets: readonly Bucket[]): Promise<RateDecision>;
+  /** The decision `consume` would take, counting nothing. */
+  peek(key: string, buckets: readonly Bucket[]): Promise<RateDecision>;
   /** Undo one counted request in the current windows (e.g. the key turned out to be invalid). */
   refund(key: string, buckets: readonly Bucket[]): Promise<void>;
   /** `redis-fallback`: Redis is configured but failing, and limits are per process until it answers. */
@@ -73,6 +75,17 @@ export const PDF_BUCKETS: readonly Bucket[] = Object.freeze([
 export const ADDRESS_BUCKETS: readonly Bucket[] = Object.freeze([
   { name: 'addr-second', limit: 50, windowMs: SECOND },
   { name: 'addr-minute', limit: 1000, windowMs: MINUTE },
+]);
+
+/** Per client address, on top of ADDRESS_BUCKETS, for the API reference's files (decision P69): the page
+ * and its four files are 2 MB, so 60 a minute is 12 page loads and at most about 100 MB a minute. */
+export const REFERENCE_BUCKETS: readonly Bucket[] = Object.freeze([
+  { name: 'addr-reference-minute', limit: 60, windowMs: MINUTE },
+]);
+
+/** Wrong or missing admin tokens per client address (decision P68). */
+export const ADMIN_FAILURE_BUCKETS: readonly Bucket[] = Object.freeze([
+  { name: 'admin-failures-minute', limit: 10, windowMs: MINUTE },
 ]);
 
 // Windows are aligned to the clock, so every instance agrees on them without coordination.
@@ -138,6 +151,24 @@ export function createMemoryRateLimiter(options: { now?: () => number } = {}): M
   const slots = (key: string, buckets: readonly Bucket[], t: number) =>
     buckets.map((b) => `${key}\u0000${b.name}\u0000${windowIndex(b, t)}`);
 
+  const count = (key: string, buckets: readonly Bucket[], counting: boolean): RateDecision => {
+    checkBuckets(buckets);
+    const t = now();
+    sweep(t);
+    const keys = slots(key, buckets, t);
+    const counts = keys.map((s) => counters.get(s)?.count ?? 0);
+    const allowed = buckets.every((b, i) => (counts[i] ?? 0) < b.limit);
+    if (allowed && counting) {
+      keys.forEach((s, i) => {
+        const c = counters.get(s);
+        if (c) c.count += 1;
+        else counters.set(s, { count: 1, expiresAt: resetAt(buckets[i] as Bucket, t) });
+        counts[i] = (counts[i] ?? 0) + 1;
+      });
+    }
+    return decide(buckets, counts, allowed, t);
+  };
+
   return {
     mode: 'memory',
     fallback: { outages: 0, decisions: 0 },
@@ -145,21 +176,10 @@ export function createMemoryRateLimiter(options: { now?: () => number } = {}): M
       return counters.size;
     },
     async consume(key, buckets) {
-      checkBuckets(buckets);
-      const t = now();
-      sweep(t);
-      const keys = slots(key, buckets, t);
-      const counts = keys.map((s) => counters.get(s)?.count ?? 0);
-      const allowed = buckets.every((b, i) => (counts[i] ?? 0) < b.limit);
-      if (allowed) {
-        keys.forEach((s, i) => {
-          const c = counters.get(s);
-          if (c) c.count += 1;
-          else counters.set(s, { count: 1, expiresAt: resetAt(buckets[i] as Bucket, t) });
-          counts[i] = (counts[i] ?? 0) + 1;
-        });
-      }
-      return decide(buckets, counts, allowed, t);
+      return count(key, buckets, true);
+    },
+    async peek(key, buckets) {
+      return count(key, buckets, false);
     },
     async refund(key, buckets) {
       checkBuckets(buckets);
@@ -174,10 +194,10 @@ export function createMemoryRateLimiter(options: { now?: () => number } = {}): M
   };
 }
 
-// KEYS[i]: counter of bucket i in its current window. ARGV[1]: 'consume' or 'refund';
+// KEYS[i]: counter of bucket i in its current window. ARGV[1]: 'consume', 'peek' or 'refund';
 // ARGV[2i]: limit of bucket i; ARGV[2i+1]: TTL of its key in ms.
 // Consume reads every counter first and increments only if none is exhausted: check-all-then-increment-all.
-// Returns {allowed, count1, count2, ...}.
+// Peek only reads. Returns {allowed, count1, count2, ...}.
 const SCRIPT = `
 if ARGV[1] == 'refund' then
   for _, k in ipairs(KEYS) do
@@ -191,7 +211,7 @@ for i, k in ipairs(KEYS) do
   counts[i] = tonumber(redis.call('GET', k) or '0')
   if counts[i] >= tonumber(ARGV[2 * i]) then allowed = 0 end
 end
-if allowed == 1 then
+if allowed == 1 and ARGV[1] == 'consume' then
   for i, k in ipairs(KEYS) do
     counts[i] = redis.call('INCR', k)
     if counts[i] == 1 then redis.call('PEXPIRE', k, ARGV[2 * i + 1]) end
@@ -272,7 +292,12 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     }
   };
 
-  const runScript = async (key: string, buckets: readonly Bucket[], op: 'consume' | 'refund', t: number) => {
+  const runScript = async (
+    key: string,
+    buckets: readonly Bucket[],
+    op: 'consume' | 'peek' | 'refund',
+    t: number,
+  ) => {
     if (!(await ready())) throw new Error('Redis connection is not ready');
     // {key} is a Redis Cluster hash tag: all buckets of one key land in one slot, as the script needs.
     const keys = buckets.map((b) => `tprm:rl:{${key}}:${b.name}:${windowIndex(b, t)}`);
@@ -311,25 +336,28 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     }
   };
 
+  const count = (key: string, buckets: readonly Bucket[], op: 'consume' | 'peek') => {
+    checkBuckets(buckets);
+    const t = now();
+    return withFallback(
+      async () => {
+        const reply = (await runScript(key, buckets, op, t)) as number[];
+        return decide(buckets, reply.slice(1), reply[0] === 1, t);
+      },
+      () => {
+        fallback.decisions += 1;
+        return memory[op](key, buckets);
+      },
+    );
+  };
+
   return {
     get mode() {
       return down ? 'redis-fallback' : 'redis';
     },
     fallback,
-    async consume(key, buckets) {
-      checkBuckets(buckets);
-      const t = now();
-      return withFallback(
-        async () => {
-          const reply = (await runScript(key, buckets, 'consume', t)) as number[];
-          return decide(buckets, reply.slice(1), reply[0] === 1, t);
-        },
-        () => {
-          fallback.decisions += 1;
-          return memory.consume(key, buckets);
-        },
-      );
-    },
+    consume: (key, buckets) => count(key, buckets, 'consume'),
+    peek: (key, buckets) => count(key, buckets, 'peek'),
     async refund(key, buckets) {
       checkBuckets(buckets);
       const t = now();

@@ -29,8 +29,11 @@ export interface PublicServices {
   auth: Authenticator;
   limiter: RateLimiter;
   cursors: CursorCodec;
-  buckets: { workspace: readonly Bucket[]; address: readonly Bucket[]; pdf: readonly Bucket[] };
+  buckets: Record<BucketSet, readonly Bucket[]>;
 }
+
+/** The named sets of rate-limit buckets (rate-limit.ts has the production values). */
+export type BucketSet = 'workspace' | 'address' | 'pdf' | 'reference' | 'adminFailures';
 
 export interface RouteContext<S extends PublicServices = PublicServices> {
   request: FastifyRequest;
@@ -110,12 +113,28 @@ function setRateHeaders(reply: FastifyReply, decision: RateDecision): void {
   for (const [i, name] of RATE_LIMIT_HEADERS.entries()) reply.header(name, String(values[i]));
 }
 
-const rateLimitExceeded = () =>
+export const rateLimitExceeded = () =>
   new ApiError('rate_limit_exceeded', 'Too many requests. Retry after the number of seconds in Retry-After.');
 
-function rateLimited(reply: FastifyReply, decision: RateDecision): ApiError {
+/** The 429 of a spent budget, with its Retry-After; `decision` is kept for the request's log and metrics. */
+export function rateLimited(request: FastifyRequest, reply: FastifyReply, decision: RateDecision): ApiError {
+  request.rateDecision = decision;
   reply.header('retry-after', String(decision.retryAfterSeconds ?? 1));
   return rateLimitExceeded();
+}
+
+/**
+ * Counts a request without a valid key against its client address (decision 29): bad keys, and the routes that
+ * need none (P69). A 429 once the address has spent its budget; no rate-limit headers, no workspace is known.
+ */
+export async function limitByAddress(
+  services: PublicServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  buckets: readonly Bucket[] = services.buckets.address,
+): Promise<void> {
+  const decision = await services.limiter.consume(`addr:${request.ip}`, buckets);
+  if (!decision.allowed) throw rateLimited(request, reply, decision);
 }
 
 const planUpgradeRequired = () =>
@@ -140,9 +159,7 @@ async function authenticate(
   let found = await services.auth.lookup(token, false);
   if (!found) {
     // Bad credentials never touch a workspace's budget; they are limited per client address.
-    const decision = await services.limiter.consume(`addr:${request.ip}`, services.buckets.address);
-    request.rateDecision = decision;
-    if (!decision.allowed) throw rateLimited(reply, decision);
+    await limitByAddress(services, request, reply);
     throw invalidApiKey();
   }
   request.workspaceId = found.record.workspaceId;
@@ -153,7 +170,7 @@ async function authenticate(
   const decision = await services.limiter.consume(rateKey, buckets);
   request.rateDecision = decision;
   setRateHeaders(reply, decision);
-  if (!decision.allowed) throw rateLimited(reply, decision);
+  if (!decision.allowed) throw rateLimited(request, reply, decision);
   // A cached key found invalid after its request was counted: the count is given back, and the answer is the
   // one of any unknown key (decision 39: no rate-limit headers, the workspace is unknown).
   const refuse = async () => {

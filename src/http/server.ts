@@ -1,5 +1,7 @@
 // The Fastify instance shared by both listeners: request ids, no-store, no CORS, one error shape, strict JSON.
 import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -7,10 +9,19 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { errorBody, installErrorHandling, invalidRequest, sendError, toApiError } from './errors.js';
+import type { Config } from '../config.js';
+import {
+  type ApiError,
+  errorBody,
+  installErrorHandling,
+  invalidRequest,
+  sendError,
+  toApiError,
+} from './errors.js';
 import type { ResponseHeader } from './headers.js';
 import type { Metrics } from './metrics.js';
 import type { RateDecision } from './rate-limit.js';
+import { assertHost } from './request-headers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,11 +74,29 @@ function stamp(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('cache-control', 'no-store');
 }
 
+/** A response written straight to the socket, for requests that never reached Fastify. */
+function rawErrorResponse(status: number, error: ApiError, requestId: string): string {
+  const body = errorBody(error, requestId);
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
+    `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
 export function createServer(
-  logger: Logger,
-  metrics: Metrics,
   listener: 'public' | 'admin',
+  services: {
+    logger: Logger;
+    metrics: Metrics;
+    config: Pick<Config, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
+  },
 ): FastifyInstance {
+  const { metrics, config: timeouts } = services;
+  const logger = services.logger.child({ listener });
+  // Connections whose request was answered before its body had arrived (a 401 is sent before the body is
+  // read): when that body is too slow, the connection is closed without a second response.
+  const answeredEarly = new WeakSet<Socket>();
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: { err: errorSerializer } }),
     // One log line per request, written in onResponse below. Every line logged through request.log carries
@@ -77,6 +106,10 @@ export function createServer(
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    // Headers and body must arrive within REQUEST_TIMEOUT of the request's first byte, however they trickle;
+    // an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT (decision P66).
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
     // Path ids longer than a uuid still reach the route, which answers 404 after authentication like any
     // other non-uuid id (decisions 1, 3); only absurd lengths are refused by the router (frameworkErrors).
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 2048 },
@@ -86,32 +119,47 @@ export function createServer(
       stamp(request, reply);
       return sendError(reply, toApiError(error, request));
     },
+    // Node answers an HTTP/1.1 request without Host with its own bare 400; the hook below gives it ours.
+    http: {
+      requireHostHeader: false,
+      headersTimeout: timeouts.requestTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      // Node looks for late requests this often: a quarter of the timeout, at most 1 s (Node's default is 30 s).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.requestTimeoutMs / 4)),
+    },
     // Requests Node's HTTP parser refuses (a control character in a header, headers over 16 KB, a bad
     // Content-Length, both Content-Length and Transfer-Encoding, …) never reach Fastify; without this they got
-    // Fastify's own body, without X-Request-Id. The closed list of error codes makes them 400 invalid_request.
-    // Node answers an HTTP/1.1 request without Host with its own bare 400; the hook below gives it ours.
-    http: { requireHostHeader: false },
+    // Fastify's own body, without X-Request-Id. The closed list of error codes makes them 400 invalid_request;
+    // a request not received in time is a 408 with that code (decision P66).
     clientErrorHandler: (error, socket) => {
       const { code } = error as { code?: string };
       if (code === 'ECONNRESET' || socket.destroyed) return;
-      if (socket.writable) {
+      const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      const answered = answeredEarly.has(socket as Socket) || inFlight?.headersSent === true;
+      if (socket.writable && !answered) {
+        const status = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
         const requestId = randomUUID();
         const message =
-          code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          status === 408
             ? 'The request was not received in time.'
             : code === 'HPE_HEADER_OVERFLOW'
               ? 'The request headers are too large.'
               : 'The request is not valid HTTP.';
-        const body = errorBody(invalidRequest(message), requestId);
-        socket.write(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
-            `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-        );
+        socket.write(rawErrorResponse(status, invalidRequest(message), requestId));
+        // These never reach the hooks that log every request: one line each, so that slow clients show.
+        app.log.info({ request_id: requestId, status, error_code: code }, 'request refused before routing');
       }
       socket.destroy(error);
     },
   }) as unknown as FastifyInstance;
+
+  // Node answers an `Expect` other than 100-continue with its own bare 417 unless someone listens: the request
+  // goes to Fastify instead, whose hook below refuses it in the error shape (decision P67).
+  const unmetExpectations = new WeakSet<IncomingMessage>();
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    unmetExpectations.add(request);
+    app.routing(request, response);
+  });
 
   // Bodies must be UTF-8 JSON: invalid bytes are a 400, not silently replaced characters.
   app.removeAllContentTypeParsers();
@@ -140,12 +188,20 @@ export function createServer(
 
   app.decorateRequest('workspaceId', null);
   app.decorateRequest('rateDecision', null);
+  // Before any route's own checks, and before the 404 of an unknown path: the request is not one to answer.
   app.addHook('onRequest', async (request) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
-      throw invalidRequest('The request is not valid HTTP: HTTP/1.1 requires a Host header.');
+    assertHost(request.raw.httpVersion, request.raw.rawHeaders);
+    if (unmetExpectations.has(request.raw))
+      throw invalidRequest('The Expect header can only be 100-continue.', { header: 'Expect' });
   });
   app.addHook('onSend', async (request, reply, payload) => {
     stamp(request, reply);
+    const { raw } = request;
+    if (raw.complete === false) {
+      const { socket } = raw;
+      answeredEarly.add(socket);
+      raw.once('end', () => answeredEarly.delete(socket));
+    }
     // Shutting down (the listener is closed): a keep-alive connection would hold close() open until its
     // idle timeout, so the response to a request still in flight closes it.
     if (!app.server.listening) reply.header('connection', 'close');

@@ -6,7 +6,7 @@ import { assertSingleValuedHeaders } from '../http/request-headers.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { adminDocumentText } from '../openapi/admin-document.js';
 import type { Services } from '../services.js';
-import { checkAdminToken } from './auth.js';
+import { authenticateOperator } from './auth.js';
 import type { Operator } from './operations.js';
 import { registerProbes } from './probes.js';
 import type { AdminRouteTable } from './route.js';
@@ -18,7 +18,7 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
       method: route.method,
       url: `/admin${route.url}`,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        checkAdminToken(request, services.adminTokenHash);
+        await authenticateOperator(services, request, reply);
         assertSingleValuedHeaders(request.raw.rawHeaders);
         const params = request.params as Record<string, string>;
         for (const value of Object.values(params)) if (!isUuid(value)) throw notFound();

@@ -12,7 +12,7 @@ import {
   validationFailed,
 } from '../http/errors.js';
 import { RESPONSE_HEADERS } from '../http/headers.js';
-import { thrownBy } from '../http/route.js';
+import { rateLimitExceeded, thrownBy } from '../http/route.js';
 import { STAMPED_HEADERS } from '../http/server.js';
 import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
 import { adminRoutes } from '../management/admin-routes.js';
@@ -61,6 +61,12 @@ function adminErrors(route: AdminRouteDef): Record<number, { description: string
       examples: [thrownBy(() => validateQuery(NO_PARAMETERS, { unknown: '1' }))],
     },
     401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
+    429: {
+      description:
+        'Too many wrong or missing tokens from this address: every request from it waits `Retry-After` ' +
+        'seconds, one with the right token included.',
+      examples: [rateLimitExceeded()],
+    },
     500: { description: 'Failure on the service side: retry later.', examples: [internalError()] },
   };
   const declared = new Set(route.errors ?? []);
@@ -99,6 +105,7 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
   const headers = Object.fromEntries(
     STAMPED_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]),
   );
+  const retryAfter = { $ref: '#/components/headers/Retry-After' };
   const content = (schema: TSchema, minimal: boolean) => ({
     [JSON_MEDIA]: { schema: schemas.ref(schema), example: exampleOf(plain(schema), { minimal }) as Json },
   });
@@ -116,7 +123,7 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
     for (const [status, { description, examples }] of Object.entries(adminErrors(route)))
       responses[status] = {
         description,
-        headers,
+        headers: status === '429' ? { ...headers, 'Retry-After': retryAfter } : headers,
         content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(examples) } },
       };
     const path = `/admin${openApiPath(route.url)}`;
@@ -173,7 +180,7 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
     components: {
       schemas: sorted(schemas.components),
       headers: Object.fromEntries(
-        STAMPED_HEADERS.map((name) => {
+        [...STAMPED_HEADERS, 'Retry-After' as const].map((name) => {
           const { description, schema } = RESPONSE_HEADERS[name];
           return [name, { description, required: true, schema: plain(schema) }];
         }),

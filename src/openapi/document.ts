@@ -7,7 +7,8 @@ import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
 import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../http/errors.js';
 import { RESPONSE_HEADERS, type ResponseHeader } from '../http/headers.js';
 import { IdempotencyKeyHeader } from '../http/idempotency.js';
-import type { OpenRouteDef } from '../http/open-route.js';
+import { type OpenRouteDef, openRouteHeaders } from '../http/open-route.js';
+import { IfNoneMatchHeader } from '../http/revalidation.js';
 import {
   API_PREFIX,
   INTERNAL_ERROR_DESCRIPTION,
@@ -18,6 +19,7 @@ import {
   RATE_LIMIT_HEADERS,
   type ResponseSpec,
   type RouteDef,
+  rateLimitExceeded,
 } from '../http/route.js';
 import { STAMPED_HEADERS } from '../http/server.js';
 import { Uuid } from '../schema/fields.js';
@@ -303,14 +305,23 @@ export function buildOpenApiDocument(api: {
 
   for (const route of api.openRoutes) {
     tagOf(route.tag).open = true;
-    // registerOpenRoutes answers 404 when a parameter fails its schema; any route may fail with a 500.
+    // registerOpenRoutes answers 404 when a parameter fails its schema, 429 when the client address has spent
+    // its budget; any route may fail with a 500.
     const all: Record<number, ResponseSpec> = { ...route.responses };
     if (route.params !== undefined || route.query !== undefined)
       all[404] ??= { description: 'Nothing is served at this URL.', errors: [notFound()] };
+    all[429] = {
+      description: 'Too many requests from this client address: wait `Retry-After` seconds.',
+      errors: [rateLimitExceeded()],
+    };
     all[500] = { description: INTERNAL_ERROR_DESCRIPTION, errors: [internalError()] };
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(all))
-      responses[status] = response(spec, { required: STAMPED_HEADERS, optional: [] }, spec.errors ?? []);
+      responses[status] = response(
+        spec,
+        { required: openRouteHeaders(Number(status)), optional: [] },
+        spec.errors ?? [],
+      );
     addOperation(
       openApiPath(route.url),
       route.method.toLowerCase(),
@@ -325,6 +336,8 @@ export function buildOpenApiDocument(api: {
             parameter(name, 'path', schema, true),
           ),
           ...queryParameters(route.query),
+          // A route that can answer 304 reads the entity tags of the copies the client holds.
+          ...(all[304] ? [parameter('If-None-Match', 'header', IfNoneMatchHeader, false)] : []),
         ],
         responses,
       },

@@ -9,6 +9,8 @@ import { Type } from 'typebox';
 import { notFound } from '../http/errors.js';
 import type { ResponseHeader } from '../http/headers.js';
 import type { OpenRouteDef } from '../http/open-route.js';
+import { sendRevalidatable } from '../http/revalidation.js';
+import type { ResponseSpec } from '../http/route.js';
 import { openRoutes, publicRoutes } from '../resources/index.js';
 import { WebhookEventPayloads } from '../resources/webhooks/schema.js';
 import { StringEnum } from '../schema/fields.js';
@@ -48,7 +50,14 @@ const PAGE_HEADERS: readonly ResponseHeader[] = [
   'Content-Security-Policy',
   'X-Content-Type-Options',
   'Referrer-Policy',
+  'ETag',
 ];
+
+/** The answer to a conditional GET naming the current copy (decision P69). */
+const NOT_MODIFIED: ResponseSpec = {
+  description: 'The copy named in `If-None-Match` is current: no body.',
+  headers: ['ETag'],
+};
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -98,6 +107,7 @@ export const apiReferenceRoutes: OpenRouteDef[] = [
     operationId: 'getOpenApiDocument',
     tag: TAG,
     summary: 'This OpenAPI 3.1 document',
+    extraBuckets: 'reference',
     responses: {
       200: {
         description: 'The OpenAPI document of the API.',
@@ -105,10 +115,17 @@ export const apiReferenceRoutes: OpenRouteDef[] = [
           { openapi: Type.String({ examples: ['3.1.0'] }) },
           { additionalProperties: true, description: 'An OpenAPI 3.1 document.' },
         ),
+        headers: ['ETag'],
       },
+      304: NOT_MODIFIED,
     },
-    async handler(_request, reply) {
-      return reply.header('content-type', 'application/json; charset=utf-8').send(apiDocumentText());
+    async handler(request, reply) {
+      return sendRevalidatable(
+        request,
+        reply,
+        { name: 'openapi.json', body: apiDocumentText() },
+        { 'content-type': 'application/json; charset=utf-8' },
+      );
     },
   },
   {
@@ -118,9 +135,18 @@ export const apiReferenceRoutes: OpenRouteDef[] = [
     tag: TAG,
     summary: 'The API reference page, rendered from this document',
     description: 'Works offline: the page loads nothing from outside this service.',
-    responses: { 200: { description: 'An HTML page.', mediaTypes: ['text/html'], headers: PAGE_HEADERS } },
-    async handler(_request, reply) {
-      return reply.headers(pageHeaders('text/html; charset=utf-8')).send(PAGE);
+    extraBuckets: 'reference',
+    responses: {
+      200: { description: 'An HTML page.', mediaTypes: ['text/html'], headers: PAGE_HEADERS },
+      304: NOT_MODIFIED,
+    },
+    async handler(request, reply) {
+      return sendRevalidatable(
+        request,
+        reply,
+        { name: 'docs', body: PAGE },
+        pageHeaders('text/html; charset=utf-8'),
+      );
     },
   },
   {
@@ -130,8 +156,10 @@ export const apiReferenceRoutes: OpenRouteDef[] = [
     tag: TAG,
     summary: 'A script or stylesheet of the API reference page',
     params: { file: StringEnum(Object.keys(ASSETS)) },
+    extraBuckets: 'reference',
     responses: {
       200: { description: 'The file.', mediaTypes: ['text/javascript', 'text/css'], headers: PAGE_HEADERS },
+      304: NOT_MODIFIED,
       404: { description: 'No such file.', errors: [notFound('file')] },
     },
     async handler(request, reply) {
@@ -140,7 +168,7 @@ export const apiReferenceRoutes: OpenRouteDef[] = [
       if (!asset) throw notFound('file');
       const body = loaded.get(name) ?? asset.read();
       loaded.set(name, body);
-      return reply.headers(pageHeaders(asset.type)).send(body);
+      return sendRevalidatable(request, reply, { name: `docs/${name}`, body }, pageHeaders(asset.type));
     },
   },
 ];

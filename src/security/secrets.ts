@@ -29,3 +29,24 @@ export function looksLikeApiKey(candidate: string): boolean {
 export function generateAdminToken(): string {
   return `${ADMIN_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
+
+/**
+ * Why `token` may not be the admin token (decision P68), or null when it may. The rules stop typed-in and
+ * patterned tokens without refusing random ones: 32 random hex characters pass, `aaaa…`, `abcd…`, `abab…X`
+ * and `changeme-changeme-…` do not. Nothing short of a generator can prove randomness.
+ */
+export function adminTokenWeakness(token: string): string | null {
+  if (token.length < 32) return `it has ${token.length} characters, at least 32 are required`;
+  // Sent as a bearer credential, which is visible ASCII only (http/auth.ts): another one could never match.
+  if (!/^[\x21-\x7e]+$/.test(token)) return 'it may hold visible ASCII characters only';
+  if (new Set(token).size < 8) return 'it uses fewer than 8 different characters';
+  for (let period = 1; period <= token.length / 2; period++)
+    if (token.startsWith(token.slice(period))) return 'it repeats a shorter string';
+  let steady = 0;
+  for (let i = 2; i < token.length; i++) {
+    const step = token.charCodeAt(i) - token.charCodeAt(i - 1);
+    if (step === token.charCodeAt(i - 1) - token.charCodeAt(i - 2)) steady++;
+  }
+  if (steady * 2 > token.length - 2) return 'it is mostly a run of evenly spaced characters (aaaa, abcd)';
+  return null;
+}

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Dispatcher } from '../../src/events/dispatcher.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { type Bucket, createMemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
+import type { BucketSet } from '../../src/http/route.js';
 import '../../src/resources/imports.js';
 import { type Plans, SCOPES, type Scope } from '../../src/schema/fields.js';
 
@@ -33,7 +34,7 @@ export const ENGINE = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
 export const GENEROUS_BUCKETS: readonly Bucket[] = [{ name: 'second', limit: 100_000, windowMs: 1000 }];
 
 export interface HarnessOptions {
-  buckets?: Partial<Record<'workspace' | 'address' | 'pdf', readonly Bucket[]>>;
+  buckets?: Partial<Record<BucketSet, readonly Bucket[]>>;
   limiter?: RateLimiter;
   env?: Record<string, string>;
   authCacheTtlMs?: number;
@@ -116,6 +117,8 @@ export class Harness {
         workspace: GENEROUS_BUCKETS,
         address: GENEROUS_BUCKETS,
         pdf: GENEROUS_BUCKETS,
+        reference: GENEROUS_BUCKETS,
+        adminFailures: GENEROUS_BUCKETS,
         ...options.buckets,
       },
       authCacheTtlMs: options.authCacheTtlMs,

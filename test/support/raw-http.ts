@@ -1,7 +1,8 @@
 // Requests written byte for byte on a real connection, for what in-process injection cannot express: repeated
-// headers as Node's parser sees them, and requests the parser refuses before the framework runs.
+// headers as Node's parser sees them, requests the parser refuses before the framework runs, and requests
+// that arrive slowly or never end.
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 export interface RawResponse {
@@ -11,26 +12,92 @@ export interface RawResponse {
   body: string;
 }
 
+async function portOf(app: FastifyInstance): Promise<number> {
+  if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
+  return (app.server.address() as AddressInfo).port;
+}
+
+/** The responses in `text`, in order (a body is read by its Content-Length; 1xx responses have none). */
+export function parseResponses(text: string): RawResponse[] {
+  const responses: RawResponse[] = [];
+  let rest = text;
+  while (rest.startsWith('HTTP/')) {
+    const end = rest.indexOf('\r\n\r\n');
+    const head = end < 0 ? rest : rest.slice(0, end);
+    const [statusLine = '', ...lines] = head.split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const at = line.indexOf(':');
+      headers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
+    }
+    const afterHead = end < 0 ? '' : rest.slice(end + 4);
+    const length =
+      headers['content-length'] === undefined ? afterHead.length : Number(headers['content-length']);
+    const status = Number(statusLine.split(' ')[1]);
+    const body = status < 200 ? '' : afterHead.slice(0, length);
+    responses.push({ status, headers, body });
+    rest = status < 200 ? afterHead : afterHead.slice(length);
+  }
+  return responses;
+}
+
 /** Sends `request` (a whole HTTP/1.1 message) to `app`, listening on a loopback port if it is not already. */
 export async function rawRequest(app: FastifyInstance, request: string): Promise<RawResponse> {
-  if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  const text = await new Promise<string>((resolve, reject) => {
-    let answer = '';
-    const socket = connect(port, '127.0.0.1', () => socket.write(request));
-    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
-    socket.on('data', (chunk) => {
-      answer += chunk.toString('utf8');
-    });
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
+  const connection = await rawConnection(app);
+  connection.write(request);
+  const { closed, received } = await connection.closed(5000);
+  if (!closed) throw new Error('no answer within 5 s');
+  const [final = { status: Number.NaN, headers: {}, body: '' }] = parseResponses(received).filter(
+    (response) => response.status >= 200,
+  );
+  return final;
+}
+
+export interface RawConnection {
+  write(text: string): void;
+  /** Milliseconds since the connection was opened. */
+  elapsed(): number;
+  /**
+   * Waits until the service closes the connection, at most `limitMs`: whether it did, when (ms since the
+   * connection was opened) and everything received. Closes it from this side when it did not.
+   */
+  closed(limitMs: number): Promise<{ closed: boolean; afterMs: number; received: string }>;
+}
+
+/** A connection to `app` that records what it receives and when the service closes it. */
+export async function rawConnection(app: FastifyInstance): Promise<RawConnection> {
+  const port = await portOf(app);
+  const socket: Socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
   });
-  const [head = '', ...rest] = text.split('\r\n\r\n');
-  const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const at = line.indexOf(':');
-    headers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
-  }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
+  const opened = performance.now();
+  let received = '';
+  let closedAt: number | null = null;
+  // A reset after the service's answer is still the service closing the connection.
+  socket.on('error', () => undefined);
+  socket.on('data', (chunk) => {
+    received += chunk.toString('utf8');
+  });
+  const ended = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      closedAt ??= performance.now();
+      resolve();
+    }),
+  );
+  return {
+    write: (text) => {
+      if (!socket.destroyed) socket.write(text);
+    },
+    elapsed: () => performance.now() - opened,
+    async closed(limitMs) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, limitMs)))]);
+      clearTimeout(timer);
+      const at = closedAt;
+      if (at === null) socket.destroy();
+      return { closed: at !== null, afterMs: (at ?? performance.now()) - opened, received };
+    },
+  };
 }

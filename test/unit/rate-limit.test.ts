@@ -361,6 +361,28 @@ function behaviour(backend: Backend, options: { skip: string | false } = { skip:
         for (let i = 0; i < 3; i++) await l.refund(k3, WORKSPACE_BUCKETS);
         assert.equal(allowed(await burst(l, k3, 63)), 60);
       }));
+
+    test('peek answers what consume would, and counts nothing (the admin token throttle, decision P68)', () =>
+      withLimiter(backend, async (l, clock, key) => {
+        clock.t = BASE + 10 * SECOND;
+        const buckets = [{ name: 'failures', limit: 3, windowMs: MINUTE }];
+        for (let i = 0; i < 5; i++) assert.equal((await l.peek(key, buckets)).remaining, 3);
+        await burst(l, key, 2, buckets);
+        assert.deepEqual(await l.peek(key, buckets), {
+          allowed: true,
+          bucket: 'failures',
+          limit: 3,
+          remaining: 1,
+          resetSeconds: 50,
+          retryAfterSeconds: null,
+        });
+        await burst(l, key, 1, buckets);
+        const exhausted = { allowed: false, bucket: 'failures', limit: 3, remaining: 0, resetSeconds: 50 };
+        assert.deepEqual(await l.peek(key, buckets), { ...exhausted, retryAfterSeconds: 50 });
+        assert.deepEqual(await l.consume(key, buckets), { ...exhausted, retryAfterSeconds: 50 });
+        clock.t = BASE + MINUTE;
+        assert.equal((await l.peek(key, buckets)).remaining, 3);
+      }));
   });
 }
 

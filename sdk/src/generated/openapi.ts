@@ -1633,6 +1633,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The copy named in `If-None-Match` is current: no body. */
+        NotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Too many requests: wait `Retry-After` seconds. Requests without a valid key are limited per client address and carry no rate-limit headers. */
         TooManyRequests: {
             headers: {
@@ -1687,6 +1697,8 @@ export interface components {
         "Content-Disposition": string;
         /** @description The page may load nothing but its own files and the API document from this origin. */
         "Content-Security-Policy": string;
+        /** @description Entity tag of the file: sent back in `If-None-Match`, it gets a 304 while the file is unchanged (decision P69). */
+        ETag: string;
         /** @description Present on a stored response replayed for a repeated Idempotency-Key (decision 8). */
         "Idempotent-Replayed.optional": "true";
         /** @description The signed download URL of the PDF, valid 5 minutes, usable without an API key. */
@@ -4395,6 +4407,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests from this client address: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "Too many requests. Retry after the number of seconds in Retry-After.",
+                     *         "request_id": "734d11a1-54d4-414c-8e8d-4e1ada977db4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Failure on the service side: retry later. */
             500: {
                 headers: {
@@ -4420,7 +4453,10 @@ export interface operations {
     getOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags (`ETag`) of copies the client holds: the one of the current file gets a 304. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4431,6 +4467,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4445,6 +4482,28 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description Too many requests from this client address: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "Too many requests. Retry after the number of seconds in Retry-After.",
+                     *         "request_id": "734d11a1-54d4-414c-8e8d-4e1ada977db4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Failure on the service side: retry later. */
@@ -4472,7 +4531,10 @@ export interface operations {
     getApiReferencePage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags (`ETag`) of copies the client holds: the one of the current file gets a 304. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4486,10 +4548,33 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": unknown;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description Too many requests from this client address: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "Too many requests. Retry after the number of seconds in Retry-After.",
+                     *         "request_id": "734d11a1-54d4-414c-8e8d-4e1ada977db4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Failure on the service side: retry later. */
@@ -4517,7 +4602,10 @@ export interface operations {
     getApiReferenceFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags (`ETag`) of copies the client holds: the one of the current file gets a 304. */
+                "If-None-Match"?: string;
+            };
             path: {
                 file: "swagger-ui-bundle.js" | "swagger-ui.css" | "reference.js";
             };
@@ -4533,6 +4621,7 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4540,6 +4629,7 @@ export interface operations {
                     "text/css": unknown;
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description No such file. */
             404: {
                 headers: {
@@ -4553,6 +4643,27 @@ export interface operations {
                      *       "error": {
                      *         "code": "resource_not_found",
                      *         "message": "No such file.",
+                     *         "request_id": "734d11a1-54d4-414c-8e8d-4e1ada977db4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this client address: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limit_exceeded",
+                     *         "message": "Too many requests. Retry after the number of seconds in Retry-After.",
                      *         "request_id": "734d11a1-54d4-414c-8e8d-4e1ada977db4"
                      *       }
                      *     }
