@@ -75,6 +75,7 @@ before(async () => {
         ...base,
         id: item.pendingPast,
         action_plan_id: planA,
+        created_at: '2024-03-02T00:00:00Z',
         title: 'Pending past due',
         status: 'pending',
         due_date: day(-10),
@@ -85,6 +86,7 @@ before(async () => {
         ...base,
         id: item.progressPast,
         action_plan_id: planA,
+        created_at: '2024-03-03T00:00:00Z',
         title: 'In progress past due',
         status: 'in_progress',
         due_date: day(-5),
@@ -110,6 +112,7 @@ before(async () => {
         ...base,
         id: item.storedOverdue,
         action_plan_id: planA,
+        created_at: '2024-03-04T00:00:00Z',
         title: 'Marked overdue',
         status: 'overdue',
         due_date: day(-20),
@@ -118,6 +121,7 @@ before(async () => {
         ...base,
         id: item.completedLate,
         action_plan_id: planA,
+        created_at: '2024-03-08T00:00:00Z',
         title: 'Completed late',
         status: 'completed',
         due_date: day(-30),
@@ -127,6 +131,7 @@ before(async () => {
         ...base,
         id: item.naPast,
         action_plan_id: planA,
+        created_at: '2024-03-06T00:00:00Z',
         title: 'N/A',
         status: 'not_applicable',
         due_date: day(-3),
@@ -135,6 +140,7 @@ before(async () => {
         ...base,
         id: item.rejectedPast,
         action_plan_id: planA,
+        created_at: '2024-03-06T00:00:00Z',
         title: 'Rejected',
         status: 'rejected',
         due_date: day(-3),
@@ -143,11 +149,19 @@ before(async () => {
         ...base,
         id: item.pendingFuture,
         action_plan_id: planA,
+        created_at: '2024-03-09T00:00:00Z',
         title: 'Pending future',
         status: 'pending',
         due_date: day(10),
       },
-      { ...base, id: item.noDueDate, action_plan_id: planA, title: 'No due date', status: 'pending' },
+      {
+        ...base,
+        id: item.noDueDate,
+        action_plan_id: planA,
+        created_at: '2024-03-07T00:00:00Z',
+        title: 'No due date',
+        status: 'pending',
+      },
     ],
   });
 });
@@ -208,18 +222,23 @@ describe('GET /action-plans', () => {
 });
 
 describe('GET /action-plans/{id}/items', () => {
-  test('ordered by due_date (earliest first, none last) then id; control code and title or null', async () => {
+  // Decision 12: newest first by created_at, then id (decision 38: ties on id descending). The items were
+  // created in an order that is neither their due dates' nor their ids'.
+  const NEWEST_FIRST = [
+    item.pendingFuture,
+    item.completedLate,
+    item.noDueDate,
+    ...[item.naPast, item.rejectedPast].sort().reverse(), // created at the same instant
+    item.storedOverdue,
+    item.progressPast,
+    item.pendingPast,
+  ];
+  const inListOrder = (subset: string[]) => NEWEST_FIRST.filter((id) => subset.includes(id));
+
+  test('newest first by created_at, then id (decision 12); control code and title or null', async () => {
     const res = await get(`/action-plans/${planA}/items`);
     assert.equal(res.status, 200);
-    assert.deepEqual(ids(res), [
-      item.completedLate,
-      item.storedOverdue,
-      item.pendingPast,
-      item.progressPast,
-      ...[item.naPast, item.rejectedPast].sort(),
-      item.pendingFuture,
-      item.noDueDate,
-    ]);
+    assert.deepEqual(ids(res), NEWEST_FIRST);
     const byId = new Map(res.json.data.map((row: { id: string }) => [row.id, row]));
     const withControl = byId.get(item.pendingPast) as Record<string, unknown>;
     assert.equal(withControl.control_code, 'ISO-A.5.15');
@@ -256,7 +275,7 @@ describe('GET /action-plans/{id}/items', () => {
   test('overdue=true: past due and not completed, not_applicable or rejected (decision 18)', async () => {
     const res = await get(`/action-plans/${planA}/items?overdue=true`);
     assert.equal(res.status, 200);
-    assert.deepEqual(ids(res), [item.storedOverdue, item.pendingPast, item.progressPast]);
+    assert.deepEqual(ids(res), inListOrder([item.storedOverdue, item.pendingPast, item.progressPast]));
   });
 
   test('an item completed after its due date is done, not overdue', async () => {
@@ -268,30 +287,27 @@ describe('GET /action-plans/{id}/items', () => {
 
   test('overdue=false is the complement: finished, future and undated items (decision 35)', async () => {
     const res = await get(`/action-plans/${planA}/items?overdue=false`);
-    assert.deepEqual(ids(res), [
-      item.completedLate,
-      ...[item.naPast, item.rejectedPast].sort(),
-      item.pendingFuture,
-      item.noDueDate,
-    ]);
+    assert.deepEqual(
+      ids(res),
+      inListOrder([item.completedLate, item.naPast, item.rejectedPast, item.pendingFuture, item.noDueDate]),
+    );
   });
 
   test('status filter matches the stored status; combines with overdue', async () => {
-    assert.deepEqual(ids(await get(`/action-plans/${planA}/items?status=pending`)), [
-      item.pendingPast,
-      item.pendingFuture,
-      item.noDueDate,
-    ]);
+    assert.deepEqual(
+      ids(await get(`/action-plans/${planA}/items?status=pending`)),
+      inListOrder([item.pendingPast, item.pendingFuture, item.noDueDate]),
+    );
     assert.deepEqual(ids(await get(`/action-plans/${planA}/items?status=overdue`)), [item.storedOverdue]);
     assert.deepEqual(ids(await get(`/action-plans/${planA}/items?status=pending&overdue=true`)), [
       item.pendingPast,
     ]);
   });
 
-  test('limit cuts rows: has_more true, next_cursor null (decision 40)', async () => {
+  test('limit cuts rows, keeping the newest: has_more true, next_cursor null (decision 40)', async () => {
     const res = await get(`/action-plans/${planA}/items?limit=3`);
     assert.equal(res.status, 200);
-    assert.deepEqual(ids(res), [item.completedLate, item.storedOverdue, item.pendingPast]);
+    assert.deepEqual(ids(res), NEWEST_FIRST.slice(0, 3));
     assert.equal(res.json.meta.has_more, true);
     assert.equal(res.json.meta.next_cursor, null);
     const exact = await get(`/action-plans/${planA}/items?limit=8`);

@@ -241,11 +241,17 @@ describe('PUT /assets', () => {
       [{ source: 'cloud', cloud_provider: 'aws' }, 'assets'],
       [{ source: 'cloud', cloud_provider: 'aws', assets: { 0: item('env-1') } }, 'assets'],
       [{ ...aws([item('env-1')]), dry_run: true }, 'dry_run'],
+      // Keyed by the body's own field, also for a problem inside it (decision 3, P77).
+      [{ ...aws([item('env-1')]), meta: { note: 'a\u0000' } }, 'meta'],
     ];
     for (const [body, field] of cases) {
       const res = await put(body);
       assertError(res, 422, 'validation_failed');
-      assert.ok(field in res.json.error.details.fields, `${JSON.stringify(body)} → ${res.body}`);
+      assert.deepEqual(
+        Object.keys(res.json.error.details.fields),
+        [field],
+        `${JSON.stringify(body)} → ${res.body}`,
+      );
     }
     assert.equal(await findAsset('env-1'), undefined);
     assert.equal((await listAll()).filter((asset) => asset.external_id === 'env-1').length, 0);

@@ -79,7 +79,37 @@ describe('bodies (decision 3: not JSON or not an object → 400; a bad field →
     let res = await postJson(422, 'validation_failed', { name: 'Acme\u0000Corp' });
     assert.ok(res.json.error.details.fields.name);
     res = await postJson(422, 'validation_failed', { name: 'Acme', tags: ['ok', 'b\u0000d'] });
-    assert.ok(res.json.error.details.fields['tags[1]']);
+    assert.deepEqual(res.json.error.details.fields, { tags: 'item 1 must not contain NUL characters' });
+  });
+
+  // Decision 3: `details.fields` maps each bad *field* (P77): a client branching on `details.fields.tags` sees
+  // every problem of `tags`, and the message says which items.
+  test('bad items of an array field are reported under the field, the message naming the items', async () => {
+    let res = await postJson(422, 'validation_failed', { name: 'Acme', tags: [1, 2] });
+    assert.deepEqual(res.json.error.details.fields, { tags: 'items 0 and 1 must be strings' });
+    res = await postJson(422, 'validation_failed', { name: '', tags: ['ok', 7, 'b\u0000d', true] });
+    assert.deepEqual(res.json.error.details.fields, {
+      name: 'must NOT have fewer than 1 characters',
+      tags: 'items 1 and 3 must be strings; item 2 must not contain NUL characters',
+    });
+    res = await postJson(422, 'validation_failed', {
+      name: 'Acme',
+      tags: Array.from({ length: 14 }, (_, i) => i),
+    });
+    // A long list is cut: the first ten items are named, the others counted.
+    assert.deepEqual(res.json.error.details.fields, {
+      tags: 'items 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 4 others must be strings',
+    });
+  });
+
+  test('a problem inside an object field is reported under the top-level field', async () => {
+    // `source` is accepted and ignored (decision 3), but text that cannot be stored is refused wherever it is.
+    const res = await postRaw(
+      422,
+      'validation_failed',
+      '{"name":"Acme","source":{"system":{"id":"a\\u0000"}}}',
+    );
+    assert.deepEqual(res.json.error.details.fields, { source: 'system.id must not contain NUL characters' });
   });
 
   test('a lone surrogate (\\ud800) is a 422: it is not Unicode text', async () => {

@@ -24,7 +24,7 @@ import {
   startPrivatePostgres,
 } from './support/postgres.js';
 import { eventually, type Received, Receiver, sleep } from './support/receiver.js';
-import { type PrivateRedis, startPrivateRedis } from './support/redis.js';
+import { type PrivateRedis, privateRedisUnavailable, startPrivateRedis } from './support/redis.js';
 import { type ServiceProcess, startService } from './support/service.js';
 
 const LONG = process.env.FAULTS_LONG === '1';
@@ -801,13 +801,11 @@ describe('the embedded store', {
 // ---------------------------------------------------------------------------------------------------------
 // Redis stopped under load
 
-const redisServerMissing = spawnSync('redis-server', ['--version']).status !== 0;
-
 describe('Redis stopped during load', {
   skip:
     (ENGINE !== 'postgres' &&
       'belongs to the PostgreSQL run of the suite (two API processes share a database server)') ||
-    (redisServerMissing && 'redis-server is not installed'),
+    privateRedisUnavailable,
 }, () => {
   let h: Harness;
   let redis: PrivateRedis;

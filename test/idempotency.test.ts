@@ -86,6 +86,47 @@ describe('Idempotency-Key', () => {
     assert.equal(await count(w.id), 1, `engine ${ENGINE}`);
   });
 
+  // Personal fields are absent for a key without pii:read (risk-data-api.md "Resources and their fields", scope
+  // rule 6), and keys are scoped to the workspace (decision 7): any key of the workspace may replay, and each is
+  // shown the stored response as its own scopes allow (P76). Replaying needs only the endpoint's scope.
+  const PERSONAL = ['email', 'contacts', 'onboarding_data'];
+  const withoutPersonal = (body: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(body).filter(([name]) => !PERSONAL.includes(name)));
+
+  test('a key without pii:read replaying a request made with pii:read gets no personal field', async () => {
+    const w = await h.workspace();
+    const writeOnly = await h.key(w.id, w.userId, ['suppliers:write']);
+    const body = { name: 'Personal', email: 'owner@personal.example' };
+    const first = await post(body, 'pii-1', w);
+    assert.equal(first.status, 201, first.body);
+    assert.equal(first.json.email, 'owner@personal.example');
+    const replay = await post(body, 'pii-1', { ...w, key: writeOnly.secret });
+    assert.equal(replay.status, 201, replay.body);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    for (const name of PERSONAL) assert.ok(!(name in replay.json), `${name} in ${replay.body}`);
+    assert.deepEqual(replay.json, withoutPersonal(first.json));
+    // The first key still gets its own response, byte for byte (decision 8).
+    assert.equal((await post(body, 'pii-1', w)).body, first.body);
+    assert.equal(await count(w.id), 1);
+  });
+
+  test('a key with pii:read replaying a request made without it gets the personal fields', async () => {
+    const w = await h.workspace();
+    const writeOnly = await h.key(w.id, w.userId, ['suppliers:write']);
+    const body = { name: 'Personal', email: 'owner@personal.example' };
+    const first = await post(body, 'pii-2', { ...w, key: writeOnly.secret });
+    assert.equal(first.status, 201, first.body);
+    for (const name of PERSONAL) assert.ok(!(name in first.json), `${name} in ${first.body}`);
+    const replay = await post(body, 'pii-2', w);
+    assert.equal(replay.status, 201, replay.body);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.json.email, 'owner@personal.example');
+    assert.deepEqual(replay.json.contacts, []);
+    assert.deepEqual(withoutPersonal(replay.json), first.json);
+    assert.equal((await post(body, 'pii-2', { ...w, key: writeOnly.secret })).body, first.body);
+    assert.equal(await count(w.id), 1);
+  });
+
   test('keys are retained 24 hours: an older one executes again, and the purge removes it', async () => {
     await post({ name: 'Old' }, 'old-1');
     await h.db.query(

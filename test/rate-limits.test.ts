@@ -16,11 +16,13 @@ import {
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 import { LogCapture, testLogger } from './support/logs.js';
 import { type Scrape, scrape } from './support/metrics.js';
-import { type PrivateRedis, startPrivateRedis } from './support/redis.js';
+import { type PrivateRedis, privateRedisUnavailable, startPrivateRedis } from './support/redis.js';
 
 // The Redis tests run when TEST_REDIS_URL is set, like every Redis test (decision P15); they start their own
-// redis-server (CI has it installed).
-const needsRedis = { skip: process.env.TEST_REDIS_URL ? false : 'TEST_REDIS_URL is not set' };
+// redis-server (CI has it installed), and say so when they skip for want of it.
+const needsRedis = {
+  skip: (!process.env.TEST_REDIS_URL && 'TEST_REDIS_URL is not set') || privateRedisUnavailable || false,
+};
 
 let h: Harness;
 let ws: TestWorkspace;

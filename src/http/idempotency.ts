@@ -1,6 +1,8 @@
 // Stripe-style idempotency (decisions 7-10): keys are scoped to workspace and endpoint, the body is compared
 // after canonicalisation, and the response is stored in the same transaction as the write it describes, so
-// a replay returns exactly what the first request did and a crash leaves neither half.
+// a replay returns exactly what the first request did and a crash leaves neither half. Any key of the
+// workspace may replay: the response is stored with and without its personal fields, and each replaying key
+// is sent the one its scopes allow (docs/decisions.md P76).
 import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Db, Queryable } from '../storage/db.js';
@@ -8,7 +10,10 @@ import { ApiError, conflict, errorBody, invalidRequest } from './errors.js';
 
 export interface StoredReply {
   status: number;
+  /** With personal fields, if any. */
   body: string;
+  /** Without them, when the body has some. */
+  withoutPii?: string;
 }
 
 /** JSON with object keys sorted at every level: equal documents give equal text. */
@@ -90,8 +95,13 @@ export async function runIdempotent(
         'select pg_try_advisory_xact_lock(hashtextextended($1, 7349)) as acquired',
         [`${scope.workspaceId}|${scope.endpoint}|${scope.key}`],
       ),
-      tx.query<{ request_hash: string; response_status: number; response_body: string }>(
-        `select request_hash, response_status, response_body from idempotency_keys
+      tx.query<{
+        request_hash: string;
+        response_status: number;
+        response_body: string;
+        response_body_without_pii: string | null;
+      }>(
+        `select request_hash, response_status, response_body, response_body_without_pii from idempotency_keys
           where workspace_id = $1 and endpoint = $2 and key = $3 and created_at > now() - interval '24 hours'`,
         [scope.workspaceId, scope.endpoint, scope.key],
       ),
@@ -100,7 +110,12 @@ export async function runIdempotent(
     if (!lock?.acquired) throw idempotencyKeyInUse();
     if (stored) {
       if (stored.request_hash !== requestHash) throw idempotencyKeyReused();
-      return { status: stored.response_status, body: stored.response_body, replayed: true };
+      return {
+        status: stored.response_status,
+        body: stored.response_body,
+        withoutPii: stored.response_body_without_pii ?? undefined,
+        replayed: true,
+      };
     }
 
     // A client error is a completed response and is stored too, but the writes that led to it are undone.
@@ -113,12 +128,22 @@ export async function runIdempotent(
       reply = { status: error.status, body: errorBody(error, scope.requestId) };
     }
     storing = tx.query(
-      `insert into idempotency_keys (workspace_id, endpoint, key, request_hash, response_status, response_body)
-       values ($1, $2, $3, $4, $5, $6)
+      `insert into idempotency_keys (workspace_id, endpoint, key, request_hash, response_status, response_body,
+                                     response_body_without_pii)
+       values ($1, $2, $3, $4, $5, $6, $7)
        on conflict (workspace_id, endpoint, key) do update
          set request_hash = excluded.request_hash, response_status = excluded.response_status,
-             response_body = excluded.response_body, created_at = now()`,
-      [scope.workspaceId, scope.endpoint, scope.key, requestHash, reply.status, reply.body],
+             response_body = excluded.response_body,
+             response_body_without_pii = excluded.response_body_without_pii, created_at = now()`,
+      [
+        scope.workspaceId,
+        scope.endpoint,
+        scope.key,
+        requestHash,
+        reply.status,
+        reply.body,
+        reply.withoutPii ?? null,
+      ],
     );
     storing.catch(() => undefined);
     return { ...reply, replayed: false };

@@ -55,7 +55,14 @@ export interface RouteContext<S extends PublicServices = PublicServices> {
 
 export interface RouteReply {
   status: number;
+  /** The body as a key with pii:read sees it. */
   body?: string;
+  /**
+   * The same body without its personal fields, when it has some: the pipeline sends it to a key without
+   * pii:read, and an idempotent write stores both, so that a replay shows each key what its own scopes allow
+   * (docs/decisions.md P76).
+   */
+  withoutPii?: string;
   headers?: Record<string, string>;
 }
 
@@ -286,7 +293,7 @@ export function registerRoutes<S extends PublicServices>(
             if (route.body && route.validateBody !== false) validateBody(route.body, body);
             checkPathIds();
             const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
-            return { status: reply.status, body: reply.body ?? '' };
+            return { status: reply.status, body: reply.body ?? '', withoutPii: reply.withoutPii };
           };
           // A key from the cache is confirmed in the transaction, in the round trip of its first statements:
           // when it is no longer valid, nothing is written (or stored as an idempotent response).
@@ -324,8 +331,10 @@ export function registerRoutes<S extends PublicServices>(
         }
         if (result.headers)
           for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
-        if (result.body === undefined || result.body === '') return reply.code(result.status).send();
-        return reply.code(result.status).header('content-type', JSON_TYPE).send(result.body);
+        const sent =
+          result.withoutPii !== undefined && !key.scopes.has('pii:read') ? result.withoutPii : result.body;
+        if (sent === undefined || sent === '') return reply.code(result.status).send();
+        return reply.code(result.status).header('content-type', JSON_TYPE).send(sent);
       },
     });
   }
@@ -423,7 +432,9 @@ export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
   if (route.body) {
     const body = route.body;
     errors[422] = {
-      description: 'A field of the body is invalid: `details.fields` maps each bad field to a message.',
+      description:
+        'A field of the body is invalid: `details.fields` maps each bad field, by its name in the body, to a ' +
+        'message (which says which items of an array field are bad).',
       examples: [thrownBy(() => validateBody(body, {}))],
       rateHeaders: 'required',
     };

@@ -1,5 +1,6 @@
 // Request validation compiled from the route schemas. Query strings are coerced (they are text on the wire);
-// bodies are not. Errors name every bad field, with paths like `assets[3].name`.
+// bodies are not. A body's errors are keyed by its field names (`tags`, whatever item failed); values checked
+// item by item (import records) are keyed by path (`suppliers[3].tags[0]`).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
@@ -64,76 +65,173 @@ function badText(value: string): string | null {
   return null;
 }
 
-// Field paths come from the client (`constructor`, `__proto__`, …), so they are collected in Maps: a plain
-// object's `in` and `[]=` would see Object.prototype and drop or swallow exactly those fields.
-type FieldErrors = Map<string, string>;
+/** Stands in a path for a property name that cannot be shown (it is not text that can be stored). */
+const PROPERTY_NAME = Symbol('property name');
+/** A property name, an array index, or PROPERTY_NAME. */
+type Segment = string | number | typeof PROPERTY_NAME;
 
-/** Every string in a parsed body that cannot be stored, keyed by path. */
-export function findBadText(value: unknown, path = '', found: FieldErrors = new Map()): FieldErrors {
+interface Problem {
+  /** Where, from the validated value down. */
+  at: readonly Segment[];
+  message: string;
+  /** The message for several array items at once ("must be strings"), when it differs. */
+  plural?: string;
+}
+
+/** Every string in a parsed body that cannot be stored. */
+function findBadText(value: unknown, at: readonly Segment[] = [], found: Problem[] = []): Problem[] {
   if (typeof value === 'string') {
     const problem = badText(value);
-    if (problem) found.set(path || 'body', problem);
+    if (problem) found.push({ at, message: problem });
   } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) findBadText(item, `${path}[${index}]`, found);
+    for (const [index, item] of value.entries()) findBadText(item, [...at, index], found);
   } else if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const keyProblem = badText(key);
-      if (keyProblem) found.set(path ? `${path}.?` : '?', `property names ${keyProblem}`);
-      else findBadText(item, path ? `${path}.${key}` : key, found);
+      if (keyProblem) found.push({ at: [...at, PROPERTY_NAME], message: keyProblem });
+      else findBadText(item, [...at, key], found);
     }
   }
   return found;
 }
 
-function pathOf(error: ErrorObject): string {
-  const segments = error.instancePath
+function segmentsOf(error: ErrorObject): Segment[] {
+  const segments: Segment[] = error.instancePath
     .split('/')
     .slice(1)
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
   if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
-  return segments.reduce(
-    (path, segment) =>
-      /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
-    '',
-  );
+  return segments;
 }
 
-function messageOf(error: ErrorObject): string {
+/** `assets[3].name`; a property name that cannot be shown is `?`. */
+function pathText(at: readonly Segment[]): string {
+  return at.reduce<string>((path, segment) => {
+    if (typeof segment === 'number') return `${path}[${segment}]`;
+    const name = segment === PROPERTY_NAME ? '?' : segment;
+    return path ? `${path}.${name}` : name;
+  }, '');
+}
+
+const ARTICLES: Record<string, string> = { integer: 'an', array: 'an', object: 'an', null: '' };
+
+function typeMessages(types: string): Pick<Problem, 'message' | 'plural'> {
+  const names = types.split(',');
+  const one = names.map((name) => `${ARTICLES[name] ?? 'a'} ${name}`.trim()).join(' or ');
+  const many = names.map((name) => (name === 'null' ? name : `${name}s`)).join(' or ');
+  return { message: `must be ${one}`, plural: `must be ${many}` };
+}
+
+function problemOf(error: ErrorObject): Problem {
+  const at = segmentsOf(error);
   switch (error.keyword) {
     case 'required':
-      return 'is required';
+      return { at, message: 'is required' };
     case 'additionalProperties':
-      return 'is not a known field';
+      return { at, message: 'is not a known field' };
     case 'enum':
-      return `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+      return { at, message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
     case 'format':
-      return `must be a valid ${error.params.format}`;
+      return {
+        at,
+        message: `must be a valid ${error.params.format}`,
+        plural: `must each be a valid ${error.params.format}`,
+      };
     case 'anyOf':
-      return 'has an invalid value';
+      return { at, message: 'has an invalid value', plural: 'have an invalid value' };
+    case 'type':
+      return { at, ...typeMessages(String(error.params.type)) };
     default:
-      return error.message ?? 'is invalid';
+      return { at, message: error.message ?? 'is invalid' };
   }
 }
 
-function describe(errors: readonly ErrorObject[], fields: FieldErrors = new Map()): FieldErrors {
+/** Schema errors and unstorable text of one value, one problem per path. */
+function problemsOf(validate: ValidateFunction, value: unknown): Problem[] {
+  const found = new Map<string, Problem>();
   // anyOf (nullable) reports every branch; the first specific message per path is the useful one.
-  for (const error of errors) {
-    const path = pathOf(error) || 'body';
-    if (!fields.has(path) || fields.get(path) === 'has an invalid value') fields.set(path, messageOf(error));
+  for (const problem of validate(value) ? [] : (validate.errors ?? []).map(problemOf)) {
+    const kept = found.get(pathText(problem.at));
+    if (!kept || kept.message === 'has an invalid value') found.set(pathText(problem.at), problem);
   }
-  return fields;
+  for (const problem of findBadText(value)) found.set(pathText(problem.at), problem);
+  return [...found.values()];
 }
 
-export function describeErrors(errors: readonly ErrorObject[]): Record<string, string> {
-  return Object.fromEntries(describe(errors));
+// Field names come from the client (`constructor`, `__proto__`, …): the result is built from entries, never
+// by `obj[name] =`, which would see Object.prototype and drop or swallow exactly those fields.
+
+/** Keyed by full path (`suppliers[3].tags[0]`): for values checked item by item (import, asset items). */
+function byPath(problems: readonly Problem[]): Record<string, string> {
+  return Object.fromEntries(problems.map((problem) => [pathText(problem.at) || 'body', problem.message]));
 }
 
-/** Schema errors and unstorable text of one value, or null when it is valid. */
-function fieldErrors(validate: ValidateFunction, value: unknown): Record<string, string> | null {
-  const fields = validate(value) ? new Map() : describe(validate.errors ?? []);
-  for (const [path, problem] of findBadText(value)) fields.set(path, problem);
-  return fields.size > 0 ? Object.fromEntries(fields) : null;
+/** Up to this many item indices are listed in one message; the others are counted. */
+const LISTED_ITEMS = 10;
+
+function itemList(indices: readonly number[]): string {
+  if (indices.length === 1) return `item ${indices[0]}`;
+  const listed = indices.slice(0, Math.min(indices.length - 1, LISTED_ITEMS));
+  const rest = indices.length - listed.length;
+  return `items ${listed.join(', ')} and ${rest === 1 ? indices[indices.length - 1] : `${rest} others`}`;
+}
+
+/** `email of items 0 and 2 must be a valid email`: problems inside one field, said in words. */
+function inWords(problems: readonly Problem[]): string {
+  // Problems in array items group by what is wrong and where inside the item, gathering the item numbers.
+  const groups = new Map<string, { inside: readonly Segment[]; problem: Problem; indices: number[] }>();
+  const phrases: (string | { inside: readonly Segment[]; problem: Problem; indices: number[] })[] = [];
+  for (const problem of problems) {
+    const [first, ...inside] = problem.at;
+    if (typeof first !== 'number') {
+      phrases.push(phrase(problem.at, problem.message));
+      continue;
+    }
+    const key = `${pathText(inside)}\u0000${problem.message}`;
+    const group = groups.get(key);
+    if (group) group.indices.push(first);
+    else {
+      const created = { inside, problem, indices: [first] };
+      groups.set(key, created);
+      phrases.push(created);
+    }
+  }
+  return phrases
+    .map((entry) => {
+      if (typeof entry === 'string') return entry;
+      const { inside, problem, indices } = entry;
+      const items = itemList(indices);
+      if (inside.length === 0)
+        return `${items} ${indices.length > 1 ? (problem.plural ?? problem.message) : problem.message}`;
+      return phrase(inside, problem.message, items);
+    })
+    .join('; ');
+}
+
+/** `name of item 0 is required`, `property names in meta must be well-formed Unicode`, `must be a string`. */
+function phrase(at: readonly Segment[], message: string, owner?: string): string {
+  const unnamed = at[at.length - 1] === PROPERTY_NAME;
+  const where = pathText(unnamed ? at.slice(0, -1) : at);
+  let subject = unnamed ? (where ? `property names in ${where}` : 'property names') : where;
+  if (owner) subject = subject ? `${subject} of ${owner}` : owner;
+  return subject ? `${subject} ${message}` : message;
+}
+
+/**
+ * Keyed by the body's own field names (decision 3: `details.fields` maps each bad field): a problem inside a
+ * field (an item of `tags`, a property of an object) is said in that field's message.
+ */
+function byField(problems: readonly Problem[]): Record<string, string> {
+  const fields = new Map<string, Problem[]>();
+  for (const problem of problems) {
+    const [first, ...inside] = problem.at;
+    const name = first === undefined ? 'body' : first === PROPERTY_NAME ? '?' : String(first);
+    const relative = { ...problem, at: first === PROPERTY_NAME ? problem.at : inside };
+    fields.set(name, [...(fields.get(name) ?? []), relative]);
+  }
+  return Object.fromEntries([...fields].map(([name, list]) => [name, inWords(list)]));
 }
 
 /** The query schema of a route that takes no parameter: any parameter is unknown. */
@@ -156,25 +254,38 @@ export function validateQuery(schema: TSchema, query: Record<string, unknown>): 
     if (property.type === 'integer' && typeof value === 'string' && !DECIMAL_INTEGER.test(value))
       throw invalidRequest(`Query parameter ${name} must be an integer.`, { parameter: name });
   }
-  const validate = compile(queryAjv, schema);
-  if (!validate(query)) {
-    const [parameter, message] = Object.entries(describeErrors(validate.errors ?? []))[0] ?? [
-      'query',
-      'is invalid',
-    ];
+  const [parameter, message] = Object.entries(byField(problemsOf(compile(queryAjv, schema), query)))[0] ?? [];
+  if (parameter !== undefined)
     throw invalidRequest(`Query parameter ${parameter} ${message}.`, { parameter });
-  }
 }
 
-/** Validates a parsed JSON body; throws 400 when it is not an object, 422 with every bad field otherwise. */
+/**
+ * Validates a parsed JSON body; throws 400 when it is not an object, 422 otherwise with every bad field, keyed
+ * by the body's field names.
+ */
 export function validateBody(schema: TSchema, body: unknown): void {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
-  const fields = fieldErrors(compile(bodyAjv, schema), body);
+  const fields = bodyChecker(schema)(body);
   if (fields) throw validationFailed(fields);
 }
 
-/** Validation for a single value (used by import and upserts, item by item). */
+/** A body's problems keyed by its field names, or null when it is valid (validateBody; envelopes). */
+export function bodyChecker(schema: TSchema): (body: object) => Record<string, string> | null {
+  const validate = compile(bodyAjv, schema);
+  return (body) => {
+    const problems = problemsOf(validate, body);
+    return problems.length > 0 ? byField(problems) : null;
+  };
+}
+
+/**
+ * Validation for a single value, its problems keyed by full path (`tags[0]`), or null when it is valid: for
+ * values checked item by item (import records, asset items), whose callers name the item themselves.
+ */
 export function checker(schema: TSchema): (value: unknown) => Record<string, string> | null {
   const validate = compile(bodyAjv, schema);
-  return (value) => fieldErrors(validate, value);
+  return (value) => {
+    const problems = problemsOf(validate, value);
+    return problems.length > 0 ? byPath(problems) : null;
+  };
 }

@@ -1,7 +1,11 @@
 // A private redis-server for tests that stop, stall and restart Redis: the machine's shared Redis (6379) is
 // never touched. Needs `redis-server` on PATH (CI has it; the tests that use this run with TEST_REDIS_URL).
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import net, { type AddressInfo } from 'node:net';
+
+/** Why a private redis-server cannot be started here, or undefined when it can. */
+export const privateRedisUnavailable: string | undefined =
+  spawnSync('redis-server', ['--version']).status === 0 ? undefined : 'redis-server is not installed';
 
 export async function freePort(): Promise<number> {
   const s = net.createServer();

@@ -446,8 +446,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the items of an action plan, by due date
-         * @description Ordered by `due_date` (earliest first, items without a due date last), then `id`. Not cursor-paged: `has_more` is true when `limit` cut rows, `next_cursor` is always null; a larger `limit` (at most 200) shows the rest. Each item carries the code and title of its own control, or null.
+         * List the items of an action plan, newest first
+         * @description Newest first by `created_at`, then `id`. Not cursor-paged: `has_more` is true when `limit` cut rows (the newest are kept), `next_cursor` is always null; a larger `limit` (at most 200) shows the rest. Each item carries the code and title of its own control, or null.
          *
          *     Needs the `action-plans:read` scope.
          */
@@ -1938,7 +1938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field of the body is invalid: `details.fields` maps each bad field to a message. */
+            /** @description A field of the body is invalid: `details.fields` maps each bad field, by its name in the body, to a message (which says which items of an array field are bad). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2240,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field of the body is invalid: `details.fields` maps each bad field to a message. */
+            /** @description A field of the body is invalid: `details.fields` maps each bad field, by its name in the body, to a message (which says which items of an array field are bad). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2798,7 +2798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A field of the body is invalid: `details.fields` maps each bad field to a message. */
+            /** @description A field of the body is invalid: `details.fields` maps each bad field, by its name in the body, to a message (which says which items of an array field are bad). */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -71,11 +71,11 @@ const listActionPlanItems: RouteDef = {
   operationId: 'listActionPlanItems',
   scope: 'action-plans:read',
   tag: TAG,
-  summary: 'List the items of an action plan, by due date',
+  summary: 'List the items of an action plan, newest first',
   description:
-    'Ordered by `due_date` (earliest first, items without a due date last), then `id`. Not cursor-paged: ' +
-    '`has_more` is true when `limit` cut rows, `next_cursor` is always null; a larger `limit` (at most 200) ' +
-    'shows the rest. Each item carries the code and title of its own control, or null.',
+    'Newest first by `created_at`, then `id`. Not cursor-paged: `has_more` is true when `limit` cut rows ' +
+    '(the newest are kept), `next_cursor` is always null; a larger `limit` (at most 200) shows the rest. Each ' +
+    'item carries the code and title of its own control, or null.',
   query: ItemsQuery,
   responses: {
     200: { description: 'The items of the plan.', schema: itemsPage },
@@ -96,17 +96,18 @@ const listActionPlanItems: RouteDef = {
     values.push(q.limit + 1);
     // One round trip: the plan row always comes back when the plan exists (j null when it has no item
     // matching), so a missing plan (404) and an empty plan (200, empty data) are told apart.
+    // Decision 12: newest first by created_at, then id (index action_plan_items_plan_newest).
     const rows = await ctx.tenant.query<{ j: string | null }>(
       `select x.j from action_plans p
        left join lateral (
-         select t.due_date, t.id, ${ActionPlanItem.json('t', { pii: false })} as j
+         select t.created_at, t.id, ${ActionPlanItem.json('t', { pii: false })} as j
            from action_plan_items t
           where ${where.join(' and ')}
-          order by t.due_date asc nulls last, t.id asc
+          order by t.created_at desc, t.id desc
           limit $${values.length}
        ) x on true
        where p.workspace_id = $ws and p.id = $1
-       order by x.due_date asc nulls last, x.id asc`,
+       order by x.created_at desc, x.id desc`,
       values,
     );
     if (rows.length === 0) throw notFound('action plan');

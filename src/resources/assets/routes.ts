@@ -2,7 +2,7 @@
 import { validationFailed } from '../../http/errors.js';
 import { listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
-import { checker } from '../../http/validation.js';
+import { bodyChecker, checker } from '../../http/validation.js';
 import { Criticality, StringEnum } from '../../schema/fields.js';
 import {
   Asset,
@@ -40,7 +40,7 @@ const listAssets = listRoute({
   },
 });
 
-const checkEnvelope = checker(AssetUpsertEnvelope);
+const checkEnvelope = bodyChecker(AssetUpsertEnvelope);
 const checkItem = checker(AssetUpsertItem);
 
 interface UpsertItem {

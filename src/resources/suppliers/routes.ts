@@ -93,7 +93,10 @@ const createSupplier: RouteDef = {
     const input = body as SupplierCreateBody;
     const domain = input.domain ? input.domain.toLowerCase() : null;
     const id = randomUUID();
-    const shape = Supplier.row('t', { pii: ctx.hasScope('pii:read'), engine: ctx.tenant.engine });
+    // Read back with and without the personal fields: the pipeline sends the one the caller's scopes allow,
+    // and a replay by another key of the workspace gets the one its own scopes allow (P76).
+    const full = Supplier.row('t', { pii: true, engine: ctx.tenant.engine });
+    const withoutPii = Supplier.row('t', { pii: false, engine: ctx.tenant.engine });
     // One round trip (pipeline mode) creates, reads back and writes the audit entry; a taken domain inserts
     // nothing (the unique index decides, also between two racing creates): then the existing supplier is named
     // in the 409, and the audit entry goes with the rest of the work (the idempotent write's savepoint).
@@ -103,7 +106,7 @@ const createSupplier: RouteDef = {
                                      risk_group, vendor_profile, tags, source, status)
          values ($ws, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], 'import', 'pending')
          on conflict (workspace_id, domain) where domain is not null do nothing
-         returning ${shape.sql}`,
+         returning ${full.sql}, ${withoutPii.sql}`,
         [
           id,
           input.name,
@@ -127,7 +130,11 @@ const createSupplier: RouteDef = {
       );
       throw duplicateDomain(existing?.id ?? '', domain ?? '');
     }
-    return { status: 201, body: shape.render(created) };
+    return {
+      status: 201,
+      body: full.render(created),
+      withoutPii: withoutPii.render(created, full.width),
+    };
   },
 };
 
