@@ -1,13 +1,13 @@
 // Cursor-paged collections, declared: a resource, its filters (each a schema and a SQL predicate) and an
 // order. One SQL round trip per page: PostgreSQL filters, orders, limits (limit + 1 tells has_more) and
 // returns each field as text (Resource.row); Node joins the fields and the rows into the envelope.
-import { type TSchema, Type } from 'typebox';
+import { type TOptional, type TSchema, Type } from 'typebox';
 import type { Scope } from '../schema/fields.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { notFound } from './errors.js';
 import { CursorParam, collectionSchema, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
-import type { RouteContext, RouteDef } from './route.js';
+import { type PublicServices, type RouteContext, type RouteDef, route } from './route.js';
 
 export interface Filter {
   schema: TSchema;
@@ -83,8 +83,8 @@ export async function fetchPage(
   };
 }
 
-export function listRoute(options: {
-  url: string;
+export function listRoute<const U extends string>(options: {
+  url: U;
   operationId: string;
   scope: Scope;
   tag: string;
@@ -97,9 +97,9 @@ export function listRoute(options: {
    * empty page echoes the cursor it was given, so a poller stores it and later sees only newer rows.
    */
   feed?: boolean;
-}): RouteDef {
+}) {
   const { list } = options;
-  const filterSchemas = Object.fromEntries(
+  const filterSchemas: Record<string, TOptional<TSchema>> = Object.fromEntries(
     Object.entries(list.filters).map(([name, filter]) => [name, Type.Optional(filter.schema)]),
   );
   const query = Type.Object(
@@ -109,7 +109,7 @@ export function listRoute(options: {
     },
   );
   const pageSchema = collectionSchema(list.resource.schema, { currency: options.currency });
-  return {
+  return route({
     method: 'GET',
     url: options.url,
     operationId: options.operationId,
@@ -119,8 +119,7 @@ export function listRoute(options: {
     description: options.description,
     query,
     responses: { 200: { description: 'A page of results.', schema: pageSchema } },
-    async handler(ctx: RouteContext, input) {
-      const q = input.query as Record<string, unknown> & { limit: number; cursor?: string };
+    async handler(ctx, { query: q }) {
       const binding = cursorBinding(ctx.key.workspaceId, options.operationId, q);
       const after = q.cursor ? ctx.services.cursors.decode(binding, q.cursor) : null;
       const page = await fetchPage(ctx.tenant, list, {
@@ -136,7 +135,7 @@ export function listRoute(options: {
         body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, options.currency ? USD : ''),
       };
     },
-  };
+  });
 }
 
 /** The JSON of one record of a resource in the caller's workspace, or null. */
@@ -155,8 +154,8 @@ export async function readOne(
 }
 
 /** GET of one record by id: 404 when it is missing or belongs to another workspace. */
-export function getRoute(options: {
-  url: string;
+export function getRoute<const U extends `/${string}/:id`>(options: {
+  url: U;
   operationId: string;
   scope: Scope;
   tag: string;
@@ -164,7 +163,7 @@ export function getRoute(options: {
   resource: Resource;
   /** Name used in the 404 message. */
   noun: string;
-}): RouteDef {
+}): RouteDef<PublicServices, U> {
   return {
     method: 'GET',
     url: options.url,
@@ -177,7 +176,7 @@ export function getRoute(options: {
       const body = await readOne(
         ctx.tenant,
         options.resource,
-        params.id as string,
+        params.id,
         options.resource.hasPii && ctx.hasScope('pii:read'),
       );
       if (!body) throw notFound(options.noun);

@@ -4,7 +4,7 @@
 //   → Idempotency-Key (400) → body (422) → handler (404/409/…).
 // The route table is also the source of the OpenAPI document.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TObject, TSchema } from 'typebox';
+import type { Static, TObject, TSchema } from 'typebox';
 import type { Scope } from '../schema/fields.js';
 import { type AuditAction, recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
@@ -66,10 +66,34 @@ export interface RouteReply {
   headers?: Record<string, string>;
 }
 
-export interface RouteInput<Q = Record<string, unknown>, B = unknown> {
-  params: Record<string, string>;
-  query: Q;
-  body: B;
+/** The path parameters of a Fastify path, typed: `/risks/:id/treatments` → `{ id: string }`. */
+export type PathParams<U extends string> = U extends `${string}:${infer P}/${infer Rest}`
+  ? { [K in P]: string } & PathParams<`/${Rest}`>
+  : U extends `${string}:${infer P}`
+    ? { [K in P]: string }
+    : Record<never, never>;
+
+/** A query as the handler gets it: validated, with `limit`'s default applied (so it is always there). */
+export type ValidatedQuery<Q> = Q extends TObject
+  ? 'limit' extends keyof Static<Q>
+    ? Omit<Static<Q>, 'limit'> & { limit: number }
+    : Static<Q>
+  : Record<never, never>;
+
+/** What a handler receives: path parameters, query and body, typed from the route's own schemas. */
+export interface RouteInput<
+  U extends string = string,
+  Q = TObject | undefined,
+  B = TSchema | undefined,
+  V = false | undefined,
+> {
+  params: PathParams<U>;
+  query: ValidatedQuery<Q>;
+  /**
+   * The validated body; when the handler judges it itself (`validateBody: false`), only known to be a JSON
+   * object (the pipeline refuses anything else with a 400).
+   */
+  body: V extends false ? Record<string, unknown> : B extends TSchema ? Static<B> : undefined;
 }
 
 /** A response a route declares: the OpenAPI document is generated from these (src/openapi/). */
@@ -85,26 +109,42 @@ export interface ResponseSpec {
   errors?: readonly ApiError[];
 }
 
-export interface RouteDef<S extends PublicServices = PublicServices> {
+export interface RouteDef<
+  S extends PublicServices = PublicServices,
+  U extends string = string,
+  Q extends TObject | undefined = TObject | undefined,
+  B extends TSchema | undefined = TSchema | undefined,
+  V extends false | undefined = false | undefined,
+> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   /** Fastify path under /v1, e.g. `/suppliers/:id`. Path parameters are uuids. */
-  url: string;
+  url: U;
   operationId: string;
   scope: Scope;
   tag: string;
   summary: string;
   description?: string;
-  query?: TObject;
-  body?: TSchema;
+  query?: Q;
+  body?: B;
   /** The handler validates the body itself (PUT /assets judges each item on its own); `body` documents it. */
-  validateBody?: false;
+  validateBody?: V;
   /** POST: requires Idempotency-Key and stores the response (decisions 7-10). */
   idempotent?: boolean;
   /** Extra rate-limit buckets counted with the workspace's (GET /reports/{id}/pdf). */
   extraBuckets?: keyof Pick<PublicServices['buckets'], 'pdf'>;
   responses: Record<number, ResponseSpec>;
-  // biome-ignore lint/suspicious/noExplicitAny: each route narrows its own input through its schemas
-  handler(ctx: RouteContext<S>, input: RouteInput<any, any>): Promise<RouteReply>;
+  handler(ctx: RouteContext<S>, input: RouteInput<U, Q, B, V>): Promise<RouteReply>;
+}
+
+/** Declares a public route, inferring its path parameters, query and body types from its own schemas. */
+export function route<
+  const U extends string,
+  Q extends TObject | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+  V extends false | undefined = undefined,
+  S extends PublicServices = PublicServices,
+>(definition: RouteDef<S, U, Q, B, V>): RouteDef<S, U, Q, B, V> {
+  return definition;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

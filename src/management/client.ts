@@ -3,7 +3,8 @@
 // listener validates with. The CLI and the tests call the management API through it; how a request travels
 // (fetch, or Fastify's inject in tests) is the transport's business.
 import type { Static, TSchema } from 'typebox';
-import type { AdminMethod, AdminRouteDef, AdminRouteTable, PathParams } from './route.js';
+import type { PathParams } from '../http/route.js';
+import type { AdminMethod, AdminRouteDef, AdminRouteTable } from './route.js';
 
 /** What one call sends: path parameters by name and the JSON body. */
 export interface AdminRequest {

@@ -3,17 +3,11 @@
 // and of the typed admin client that the CLI and the tests call (management/client.ts). The key of a route in
 // its table is its operationId and the client's method name.
 import type { Static, TSchema } from 'typebox';
+import type { PathParams } from '../http/route.js';
 import type { Services } from '../services.js';
 import type { Operator } from './operations.js';
 
 export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-/** The path parameters of a Fastify path, typed: `/workspaces/:id/users` → `{ id: string }`. */
-export type PathParams<U extends string> = U extends `${string}:${infer P}/${infer Rest}`
-  ? { [K in P]: string } & PathParams<`/${Rest}`>
-  : U extends `${string}:${infer P}`
-    ? { [K in P]: string }
-    : Record<never, never>;
 
 export interface AdminContext {
   op: Operator;

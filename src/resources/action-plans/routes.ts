@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
 import { collectionSchema, LimitParam, renderPage } from '../../http/pagination.js';
-import type { RouteDef } from '../../http/route.js';
+import { type RouteDef, route } from '../../http/route.js';
 import { StringEnum, Uuid } from '../../schema/fields.js';
 import {
   ActionPlan,
@@ -65,7 +65,7 @@ const ItemsQuery = Type.Object(
 
 const itemsPage = collectionSchema(ActionPlanItem.schema);
 
-const listActionPlanItems: RouteDef = {
+const listActionPlanItems = route({
   method: 'GET',
   url: '/action-plans/:id/items',
   operationId: 'listActionPlanItems',
@@ -81,8 +81,7 @@ const listActionPlanItems: RouteDef = {
     200: { description: 'The items of the plan.', schema: itemsPage },
     404: { description: 'No such action plan in this workspace.' },
   },
-  async handler(ctx, { params, query }) {
-    const q = query as { limit: number; status?: string; overdue?: boolean };
+  async handler(ctx, { params, query: q }) {
     const values: unknown[] = [params.id];
     const where = ['t.workspace_id = $ws', 't.action_plan_id = p.id'];
     if (q.status !== undefined) {
@@ -118,9 +117,9 @@ const listActionPlanItems: RouteDef = {
       body: renderPage(hasMore ? items.slice(0, q.limit) : items, { hasMore, nextCursor: null }),
     };
   },
-};
+});
 
-const patchActionPlanItem: RouteDef = {
+const patchActionPlanItem = route({
   method: 'PATCH',
   url: '/action-plan-items/:id',
   operationId: 'updateActionPlanItemStatus',
@@ -139,19 +138,18 @@ const patchActionPlanItem: RouteDef = {
     404: { description: 'No such item in this workspace.' },
     422: { description: 'Invalid status or note.' },
   },
-  async handler(ctx, { params, body }) {
-    const input = body as { status: string; note?: string | null };
+  async handler(ctx, { params, body: input }) {
     if (!ctx.tx) throw new Error('PATCH runs inside its write transaction');
     const item = await changeItemStatus(
       ctx.tenant,
       ctx.tx,
-      params.id as string,
+      params.id,
       { status: input.status, note: input.note ?? null, actorId: ctx.key.createdBy },
       ctx.audit,
     );
     if (item === null) throw notFound('action plan item');
     return { status: 200, body: item };
   },
-};
+});
 
 export const actionPlansRoutes: RouteDef[] = [listActionPlans, listActionPlanItems, patchActionPlanItem];

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { listRoute } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';
-import type { RouteDef } from '../../http/route.js';
+import { type RouteDef, route } from '../../http/route.js';
 import { StringEnum } from '../../schema/fields.js';
 import { Alert, AlertRow, AlertScope, AlertSeverity, Insight, InsightCategory } from './schema.js';
 
@@ -33,7 +33,7 @@ const alertsPage = collectionSchema(AlertRow);
 
 const alertJson = Alert.json('t', { pii: false });
 
-const listAlerts: RouteDef = {
+const listAlerts = route({
   method: 'GET',
   url: '/alerts',
   operationId: 'listAlerts',
@@ -46,8 +46,7 @@ const listAlerts: RouteDef = {
     '`next_cursor` null, even when `limit` left older alerts out.',
   query: AlertsQuery,
   responses: { 200: { description: 'The alerts.', schema: alertsPage } },
-  async handler(ctx, { query }) {
-    const q = query as { limit: number; scope?: string; severity?: string; unresolved?: boolean };
+  async handler(ctx, { query: q }) {
     const values: unknown[] = [];
     const bind = (value: unknown) => {
       values.push(value);
@@ -76,7 +75,7 @@ const listAlerts: RouteDef = {
       ),
     };
   },
-};
+});
 
 const listInsights = listRoute({
   url: '/insights',

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
 import { getRoute, listRoute, readOne } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';
-import type { RouteDef } from '../../http/route.js';
+import { type RouteDef, route } from '../../http/route.js';
 import { DateTime, StringEnum, Uuid } from '../../schema/fields.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import {
@@ -67,14 +67,7 @@ const quotaExceeded = (quota: number) =>
     assessment_quota: quota,
   });
 
-interface AssessmentCreateBody {
-  supplier_id: string;
-  assessment_type: (typeof AssessmentType)[number];
-  deadline?: string | null;
-  validity_days?: number;
-}
-
-const createAssessment: RouteDef = {
+const createAssessment = route({
   method: 'POST',
   url: '/assessments',
   operationId: 'createAssessment',
@@ -95,8 +88,7 @@ const createAssessment: RouteDef = {
       errors: [quotaExceeded(500)],
     },
   },
-  async handler(ctx, { body }) {
-    const input = body as AssessmentCreateBody;
+  async handler(ctx, { body: input }) {
     const supplierType = input.assessment_type === 'supplier';
     // Decision 3: a uuid in a body that is not in the workspace is a bad field (422), not a 404. The deadline
     // is compared by PostgreSQL, which reads every instant the schema accepts (JavaScript cannot parse a leap
@@ -152,7 +144,7 @@ const createAssessment: RouteDef = {
     );
     return { status: 201, body: (await readAssessment(ctx.tenant, id)) ?? '' };
   },
-};
+});
 
 const GapQuery = Type.Object(
   { severity: Type.Optional(StringEnum(GapSeverity)) },
@@ -160,7 +152,7 @@ const GapQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const listGaps: RouteDef = {
+const listGaps = route({
   method: 'GET',
   url: '/assessments/:id/gaps',
   operationId: 'listAssessmentGaps',
@@ -188,7 +180,7 @@ const listGaps: RouteDef = {
                   and ($2::text is null or t.severity = $2)) as items
          from assessments a
         where a.workspace_id = $ws and a.id = $1`,
-      [params.id, (query as { severity?: string }).severity ?? null],
+      [params.id, query.severity ?? null],
     );
     const [row] = rows;
     if (!row) throw notFound('assessment');
@@ -197,6 +189,6 @@ const listGaps: RouteDef = {
       body: renderPage(row.items ? [row.items] : [], { hasMore: false, nextCursor: null }),
     };
   },
-};
+});
 
 export const assessmentsRoutes: RouteDef[] = [listAssessments, createAssessment, getAssessment, listGaps];

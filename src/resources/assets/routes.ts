@@ -1,7 +1,8 @@
 // GET /assets and PUT /assets (risk-data-api.md "Assets", decision 34).
+import type { Static } from 'typebox';
 import { validationFailed } from '../../http/errors.js';
 import { listRoute, NEWEST_FIRST } from '../../http/list.js';
-import type { RouteDef } from '../../http/route.js';
+import { type RouteDef, route } from '../../http/route.js';
 import { bodyChecker, checker } from '../../http/validation.js';
 import { Criticality, StringEnum } from '../../schema/fields.js';
 import {
@@ -43,15 +44,7 @@ const listAssets = listRoute({
 const checkEnvelope = bodyChecker(AssetUpsertEnvelope);
 const checkItem = checker(AssetUpsertItem);
 
-interface UpsertItem {
-  external_id: string;
-  name: string;
-  asset_type: string;
-  technical_criticality?: string | null;
-  exposure?: string | null;
-  region?: string | null;
-  cloud_metadata?: Record<string, unknown>;
-}
+type UpsertItem = Static<typeof AssetUpsertItem>;
 
 interface Skipped {
   index: number;
@@ -86,6 +79,7 @@ function triageItems(items: readonly unknown[]): { valid: UpsertItem[]; skipped:
       skipped.push({ index, external_id: externalId, reason });
     } else {
       firstIndex.set(externalId as string, index);
+      // itemProblem found none: checkItem validated it against AssetUpsertItem.
       valid.push(item as UpsertItem);
     }
   });
@@ -117,7 +111,7 @@ const UPSERT = `
          (count(*) filter (where not inserted))::int as updated
     from written`;
 
-const upsertAssets: RouteDef = {
+const upsertAssets = route({
   method: 'PUT',
   url: '/assets',
   operationId: 'upsertAssets',
@@ -136,8 +130,7 @@ const upsertAssets: RouteDef = {
   responses: {
     200: { description: 'What the batch did.', schema: AssetUpsertResult },
   },
-  async handler(ctx, { body }) {
-    const input = body as Record<string, unknown>;
+  async handler(ctx, { body: input }) {
     // The envelope (400/422 before anything is written): items stand in as placeholders, so that one bad
     // item's text cannot fail the batch, while `assets` still counts towards its 500 limit.
     const items = Array.isArray(input.assets) ? (input.assets as unknown[]) : null;
@@ -177,6 +170,6 @@ const upsertAssets: RouteDef = {
     );
     return { status: 200, body: JSON.stringify({ created, updated, skipped }) };
   },
-};
+});
 
 export const assetsRoutes: RouteDef[] = [listAssets, upsertAssets];

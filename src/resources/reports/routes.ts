@@ -2,7 +2,7 @@
 
 import { conflict, notFound } from '../../http/errors.js';
 import { getRoute, listRoute, readOne } from '../../http/list.js';
-import type { RouteDef } from '../../http/route.js';
+import { type RouteContext, type RouteDef, route } from '../../http/route.js';
 import { SIGNED_URL_TTL_SECONDS, signObjectUrl } from '../../reports/signed-url.js';
 import { Uuid } from '../../schema/fields.js';
 import type { Services } from '../../services.js';
@@ -43,7 +43,7 @@ const getReport = getRoute({
 const pdfNotReady = () =>
   conflict('The PDF of this report has not been generated yet.', { reason: 'pdf_not_ready' });
 
-const getReportPdf: RouteDef<Services> = {
+const getReportPdf = route({
   method: 'GET',
   url: '/reports/:id/pdf',
   operationId: 'getReportPdf',
@@ -62,7 +62,7 @@ const getReportPdf: RouteDef<Services> = {
       errors: [pdfNotReady()],
     },
   },
-  async handler(ctx, { params }) {
+  async handler(ctx: RouteContext<Services>, { params }) {
     const [row] = await ctx.tenant.query<{ key: string | null }>(
       'select pdf_object_key as key from reports where workspace_id = $ws and id = $1',
       [params.id],
@@ -78,6 +78,6 @@ const getReportPdf: RouteDef<Services> = {
     });
     return { status: 302, headers: { location } };
   },
-};
+});
 
 export const reportsRoutes: RouteDef[] = [listReports, getReport, getReportPdf];

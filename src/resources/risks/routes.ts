@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { invalidRequest, notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';
 import { collectionSchema, LimitParam, type PageMeta, renderPage, USD } from '../../http/pagination.js';
-import type { RouteDef } from '../../http/route.js';
+import { type RouteDef, route } from '../../http/route.js';
 import { DateTime, StringEnum, Uuid } from '../../schema/fields.js';
 import {
   CyberMatrixRow,
@@ -57,7 +57,7 @@ const listRisks = listRoute({
 
 // ---------------------------------------------------------------------------- GET /risks/{id}/treatments
 
-const listTreatments: RouteDef = {
+const listTreatments = route({
   method: 'GET',
   url: '/risks/:id/treatments',
   operationId: 'listRiskTreatments',
@@ -96,7 +96,7 @@ const listTreatments: RouteDef = {
           };
     return { status: 200, body: renderPage(items, meta, USD) };
   },
-};
+});
 
 // ---------------------------------------------------------------------------------------- GET /risk-scores
 
@@ -109,7 +109,7 @@ const scoresQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const getRiskScores: RouteDef = {
+const getRiskScores = route({
   method: 'GET',
   url: '/risk-scores',
   operationId: 'getRiskScores',
@@ -124,8 +124,7 @@ const getRiskScores: RouteDef = {
     '`meta.feature_status` `not_configured`.',
   query: scoresQuery,
   responses: { 200: { description: 'The score series.', schema: collectionSchema(RiskScores) } },
-  async handler(ctx, { query }) {
-    const q = query as { limit: number; from?: string; to?: string };
+  async handler(ctx, { query: q }) {
     // The window is resolved in SQL so that "now" and the 90 days are the database's, to the microsecond.
     // No row comes back when the key is no longer live ($ws null), so stale credentials never see a series.
     const [row] = await ctx.tenant.query<{ inverted: boolean; current: string | null; history: string }>(
@@ -160,7 +159,7 @@ const getRiskScores: RouteDef = {
       body: renderPage([`{"current":${row.current ?? 'null'},"history":${row.history}}`], meta),
     };
   },
-};
+});
 
 // ---------------------------------------------------------------------------------------- GET /risk-matrix
 
@@ -179,7 +178,7 @@ function matrixScopeSql(scope: MatrixScope, byBand: boolean): string {
     limit $1)`;
 }
 
-const getRiskMatrix: RouteDef = {
+const getRiskMatrix = route({
   method: 'GET',
   url: '/risk-matrix',
   operationId: 'getRiskMatrix',
@@ -203,8 +202,7 @@ const getRiskMatrix: RouteDef = {
   responses: {
     200: { description: 'The matrix rows.', schema: collectionSchema(RiskMatrixRow, { currency: true }) },
   },
-  async handler(ctx, { query }) {
-    const q = query as { limit: number; scope?: MatrixScope; risk_band?: string };
+  async handler(ctx, { query: q }) {
     const scopes: readonly MatrixScope[] = q.scope ? [q.scope] : RiskMatrixScope;
     const byBand = q.risk_band !== undefined;
     const rows = await ctx.tenant.query<{ j: string }>(
@@ -221,7 +219,7 @@ const getRiskMatrix: RouteDef = {
       ),
     };
   },
-};
+});
 
 // ----------------------------------------------------------------------------------- GET /risk-acceptances
 

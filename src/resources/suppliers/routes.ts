@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { type ApiError, conflict } from '../../http/errors.js';
 import { getRoute, listRoute } from '../../http/list.js';
-import type { RouteDef } from '../../http/route.js';
+import { type RouteDef, route } from '../../http/route.js';
 import {
   Criticality,
   DateTime,
@@ -50,19 +50,6 @@ const getSupplier = getRoute({
   noun: 'supplier',
 });
 
-type SupplierCreateBody = {
-  name: string;
-  domain?: string | null;
-  email?: string | null;
-  industry?: string | null;
-  size?: string | null;
-  country?: string | null;
-  criticality?: string | null;
-  risk_group?: string | null;
-  vendor_profile?: string | null;
-  tags?: string[];
-};
-
 function duplicateDomain(existingId: string, domain: string): ApiError {
   return conflict('A supplier with this domain already exists in the workspace.', {
     existing_supplier_id: existingId,
@@ -70,7 +57,7 @@ function duplicateDomain(existingId: string, domain: string): ApiError {
   });
 }
 
-const createSupplier: RouteDef = {
+const createSupplier = route({
   method: 'POST',
   url: '/suppliers',
   operationId: 'createSupplier',
@@ -89,8 +76,7 @@ const createSupplier: RouteDef = {
       errors: [duplicateDomain('8d7f3c1e-2b4a-4f6e-9a0c-5e1d3b7f9a24', 'acme.example')],
     },
   },
-  async handler(ctx, { body }) {
-    const input = body as SupplierCreateBody;
+  async handler(ctx, { body: input }) {
     const domain = input.domain ? input.domain.toLowerCase() : null;
     const id = randomUUID();
     // Read back with and without the personal fields: the pipeline sends the one the caller's scopes allow,
@@ -136,6 +122,6 @@ const createSupplier: RouteDef = {
       withoutPii: withoutPii.render(created, full.width),
     };
   },
-};
+});
 
 export const supplierRoutes: RouteDef[] = [listSuppliers, createSupplier, getSupplier];
