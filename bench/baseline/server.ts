@@ -177,9 +177,9 @@ const routes: [method: string, pattern: RegExp, handler: Handler][] = [
       const [counts] = await query(
         `with written as (
            insert into assets as t (workspace_id, id, external_id, name, asset_type, technical_criticality, exposure,
-                                    region, cloud_metadata, source, cloud_provider)
+                                    region, cloud_metadata, source, cloud_provider, review_status)
            select $1, gen_random_uuid(), i.external_id, i.name, i.asset_type, i.technical_criticality, i.exposure,
-                  i.region, coalesce(i.cloud_metadata, '{}'), $3, $4
+                  i.region, coalesce(i.cloud_metadata, '{}'), $3, $4, 'discovered'
              from json_populate_recordset(null::assets, $2::json) i
            on conflict (workspace_id, match_key) do update
               set name = excluded.name, asset_type = excluded.asset_type,

@@ -15,6 +15,9 @@ export type EventType =
   | 'alert.created'
   | 'action_plan_item.status_changed';
 
+/** Records an event of the caller's workspace in the caller's write transaction (bound by the pipeline). */
+export type EventRecorder = (type: EventType, data: Record<string, unknown>) => Promise<string>;
+
 export async function recordEvent(
   tx: Queryable,
   workspaceId: string,

@@ -3,7 +3,7 @@
 // returns each field as text (Resource.row); Node joins the fields and the rows into the envelope.
 import { type TOptional, type TSchema, Type } from 'typebox';
 import type { Scope } from '../schema/fields.js';
-import type { Resource } from '../schema/resource.js';
+import type { FieldSpec, Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { notFound } from './errors.js';
 import { CursorParam, collectionSchema, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
@@ -13,6 +13,39 @@ export interface Filter {
   schema: TSchema;
   /** SQL predicate over alias `t`; `?` stands for the filter's value. */
   where: string;
+}
+
+/** The value a field filters on: its schema without `null` (a filter matches a value, never absence). */
+function filterSchema(schema: TSchema): TSchema {
+  const { anyOf } = schema as { anyOf?: TSchema[] };
+  const values = anyOf?.filter((branch) => (branch as { type?: string }).type !== 'null');
+  return values?.length === 1 ? (values[0] as TSchema) : schema;
+}
+
+/** The SQL cast a parameter needs to compare with a column of this schema (text needs none). */
+function castFor(schema: TSchema): string {
+  const { type, format } = schema as { type?: string; format?: string };
+  if (format === 'uuid') return '::uuid';
+  return type === 'boolean' ? '::boolean' : '';
+}
+
+/**
+ * Equality filters on stored fields, named after them: each takes its field's own schema (enumeration,
+ * format, description), so a filter cannot drift from the field it filters.
+ */
+export function fieldFilters<F extends Record<string, FieldSpec>, const N extends keyof F & string>(
+  resource: Resource<F>,
+  names: readonly N[],
+): Record<N, Filter> {
+  const filters = {} as Record<N, Filter>;
+  for (const name of names) {
+    const spec = resource.fields[name] as FieldSpec;
+    if (spec.sql !== undefined)
+      throw new Error(`${resource.name}.${name} is computed: it has no column to filter`);
+    const schema = filterSchema(spec.schema);
+    filters[name] = { schema, where: `t.${name} = ?${castFor(schema)}` };
+  }
+  return filters;
 }
 
 export interface Ordering {

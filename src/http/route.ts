@@ -5,6 +5,7 @@
 // The route table is also the source of the OpenAPI document.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
+import { type EventRecorder, recordEvent } from '../events/outbox.js';
 import type { Scope } from '../schema/fields.js';
 import { type AuditAction, recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
@@ -35,14 +36,19 @@ export interface PublicServices {
 /** The named sets of rate-limit buckets (rate-limit.ts has the production values). */
 export type BucketSet = 'workspace' | 'address' | 'pdf' | 'reference' | 'adminFailures';
 
+/**
+ * What a handler works with. Tenant data only through `tenant`, bound to the key's workspace (and, for writes,
+ * to the write transaction); audit entries and events only through `audit` and `events`, which write into that
+ * same transaction. The raw pool and transaction are not handed out.
+ */
 export interface RouteContext<S extends PublicServices = PublicServices> {
   request: FastifyRequest;
-  services: S;
+  services: Omit<S, 'db'>;
   key: KeyRecord;
   /** The caller's workspace; inside the write transaction for POST, PUT and PATCH. */
   tenant: TenantDb;
-  /** The write transaction (POST, PUT, PATCH), for audit entries and events. */
-  tx: Queryable | null;
+  /** Records an event in the write transaction (POST, PUT, PATCH; a GET has none to write into). */
+  events: EventRecorder;
   requestId: string;
   hasScope(scope: Scope): boolean;
   /** Writes the audit entry of an API write, attributed to the human who created the key (decision 26). */
@@ -242,7 +248,7 @@ async function authenticate(
         },
       }
     : null;
-  const tenant = new TenantDb(services.db, found.record.workspaceId, guard);
+  const tenant = TenantDb.forKey(services.db, found.record.workspaceId, guard);
   if (!found.record.scopes.has(route.scope)) {
     await tenant.confirm();
     throw insufficientScope(route.scope);
@@ -304,7 +310,10 @@ export function registerRoutes<S extends PublicServices>(
           services,
           key,
           tenant: tenantDb,
-          tx,
+          events: async (type, data) => {
+            if (!tx) throw new Error('events are recorded by write routes, inside their transaction');
+            return recordEvent(tx, key.workspaceId, type, data);
+          },
           requestId: request.id,
           hasScope: (scope) => key.scopes.has(scope),
           audit: async (action, target, metadata) => {

@@ -110,7 +110,8 @@ export async function importDocument(
       record.id ??= randomUUID();
       if (ids.has(record.id as string)) fail(`${path}.id`, 'is repeated in the document');
       ids.add(record.id as string);
-      for (const [column, value] of Object.entries(collection.defaults ?? {})) record[column] ??= value;
+      const defaults = { ...collection.resource.initials, ...collection.defaults };
+      for (const [column, value] of Object.entries(defaults)) record[column] ??= value;
       record.created_at ??= new Date().toISOString();
       if ('updated_at' in collection.resource.fields) record.updated_at ??= record.created_at;
       collection.normalize?.(record);

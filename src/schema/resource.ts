@@ -17,6 +17,8 @@ export interface FieldSpec<S extends TSchema = TSchema> {
   pii?: boolean;
   /** Stored field that an import record must carry. */
   required?: boolean;
+  /** The value a new record starts with when its writer (an API create, an import) gives none. */
+  initial?: unknown;
 }
 
 export function field<S extends TSchema>(
@@ -38,6 +40,8 @@ export interface Resource<F extends Record<string, FieldSpec> = Record<string, F
   columns: string[];
   /** Whether some field is personal (its payloads depend on pii:read). */
   hasPii: boolean;
+  /** The `initial` value of each field that has one. */
+  initials: Record<string, unknown>;
   /** `json_build_object(...)::text` over alias `alias`, with or without the personal fields. */
   json(alias: string, options: { pii: boolean }): string;
   /**
@@ -111,6 +115,9 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
     schema,
     columns: entries.filter(([, spec]) => spec.sql === undefined).map(([name]) => name),
     hasPii: entries.some(([, spec]) => spec.pii),
+    initials: Object.fromEntries(
+      entries.filter(([, spec]) => 'initial' in spec).map(([name, spec]) => [name, spec.initial]),
+    ),
     json(alias, { pii }) {
       const cacheKey = `${alias}:${pii}`;
       let sql = cache.get(cacheKey);

@@ -1,6 +1,8 @@
 // The only way resource code reaches tenant data. Tenant SQL names the caller's workspace with the token
-// `$ws` and numbers its own parameters from $1; a query without `$ws` is refused, so a query that forgets
-// its workspace cannot be written. For requests authenticated from the key cache, `$ws` becomes
+// `$ws` and numbers its own parameters from $1; a query that never names `$ws` is refused. That check is
+// textual: it cannot tell that every table of a join is filtered by the workspace. What stops a row of another
+// workspace from being joined is the schema (composite `(workspace_id, id)` foreign keys) and the tenancy
+// suite (test/tenancy.test.ts), which calls every route with the ids of two other workspaces. For requests authenticated from the key cache, `$ws` becomes
 // `live_workspace(key, workspace)`, which is empty once the key is revoked or expired or the workspace is
 // downgraded: stale credentials see no rows, and an empty answer is confirmed against the database before it
 // is trusted. Cached authentication therefore costs no extra round trip and can never outlive a revocation;
@@ -35,10 +37,20 @@ export class TenantDb implements Queryable {
   private confirmation: Promise<void> | null = null;
   readonly engine: Engine;
 
-  constructor(
+  /** The workspace of an authenticated API key: made by the request pipeline only (http/route.ts). */
+  static forKey(db: Queryable, workspaceId: string, guard: TenantGuard | null): TenantDb {
+    return new TenantDb(db, workspaceId, guard);
+  }
+
+  /** A workspace the operator named (the management API's lifecycle actions), on the pool or a transaction. */
+  static forOperator(q: Queryable, workspaceId: string): TenantDb {
+    return new TenantDb(q, workspaceId, null);
+  }
+
+  private constructor(
     private readonly db: Queryable,
     readonly workspaceId: string,
-    private readonly guard: TenantGuard | null = null,
+    private readonly guard: TenantGuard | null,
   ) {
     this.confirmed = guard === null;
     this.engine = db.engine;
@@ -92,6 +104,6 @@ export class TenantDb implements Queryable {
 
   /** The same workspace inside a transaction (writes confirm the credentials with `confirmWithin`). */
   within(tx: Queryable): TenantDb {
-    return new TenantDb(tx, this.workspaceId);
+    return new TenantDb(tx, this.workspaceId, null);
   }
 }

@@ -2644,7 +2644,9 @@ export interface operations {
                 technical_criticality?: "low" | "medium" | "high" | "critical";
                 exposure?: "internal" | "exposed";
                 source?: "manual" | "cloud";
+                /** @description Null for manual assets. */
                 cloud_provider?: "aws" | "gcp" | "azure" | "oci";
+                /** @description `confirmed` means a human reviewed the asset. PUT /assets never changes it. */
                 review_status?: "discovered" | "confirmed";
             };
             header?: never;

@@ -1,5 +1,6 @@
 // POST /admin/action-plan-items/{id}/status (management-api.md): a status change made by a user of the
 // workspace in the web application. Same rules and event as the public PATCH: both call changeItemStatus.
+import { recordEvent } from '../../events/outbox.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';
@@ -36,8 +37,8 @@ export const actionPlansAdmin = {
         if (!found.user_ok)
           throw validationFailed({ user_id: 'is not a user of the workspace of this item' });
         const item = await changeItemStatus(
-          new TenantDb(tx, found.workspace_id),
-          tx,
+          TenantDb.forOperator(tx, found.workspace_id),
+          (type, data) => recordEvent(tx, found.workspace_id, type, data),
           itemId,
           { status: input.status, note: input.note ?? null, actorId: input.user_id },
           // Attributed to the user who made the change, like an API write to the key's creator (decision 26).

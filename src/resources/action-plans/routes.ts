@@ -139,10 +139,9 @@ const patchActionPlanItem = route({
     422: { description: 'Invalid status or note.' },
   },
   async handler(ctx, { params, body: input }) {
-    if (!ctx.tx) throw new Error('PATCH runs inside its write transaction');
     const item = await changeItemStatus(
       ctx.tenant,
-      ctx.tx,
+      ctx.events,
       params.id,
       { status: input.status, note: input.note ?? null, actorId: ctx.key.createdBy },
       ctx.audit,

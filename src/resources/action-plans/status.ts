@@ -5,9 +5,8 @@
 //   - an actual change appends a history entry, sets `completed_at` on entering `completed` (clears it on
 //     leaving), records `action_plan_item.status_changed` and an audit entry, all in the caller's transaction;
 //   - the same status appends a history entry only when the request carries a note, and emits no event.
-import { recordEvent } from '../../events/outbox.js';
+import type { EventRecorder } from '../../events/outbox.js';
 import type { AuditAction } from '../../storage/audit.js';
-import type { Queryable } from '../../storage/db.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import { ActionPlanItem } from './schema.js';
 
@@ -27,12 +26,12 @@ export type AuditWriter = (
 const itemJson = ActionPlanItem.json('t', { pii: false });
 
 /**
- * Applies `change` to the item inside `tx` (`tenant` must be bound to the same transaction).
+ * Applies `change` to the item in the transaction `tenant` and `events` are bound to.
  * Returns the item as JSON text, or null when the workspace has no such item.
  */
 export async function changeItemStatus(
   tenant: TenantDb,
-  tx: Queryable,
+  events: EventRecorder,
   itemId: string,
   change: StatusChange,
   audit: AuditWriter,
@@ -72,7 +71,7 @@ export async function changeItemStatus(
       status: change.status,
     };
     // decision 25: data {action_plan_item_id, action_plan_id, previous_status, status}.
-    await recordEvent(tx, tenant.workspaceId, 'action_plan_item.status_changed', {
+    await events('action_plan_item.status_changed', {
       action_plan_item_id: itemId,
       ...transition,
     });

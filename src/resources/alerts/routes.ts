@@ -1,11 +1,11 @@
 // GET /alerts and GET /insights (risk-data-api.md "Alerts and insights", "Limits"; decisions 12, 15, 35,
 // 38, 40).
 import { Type } from 'typebox';
-import { listRoute } from '../../http/list.js';
+import { fieldFilters, listRoute } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';
 import { type RouteDef, route } from '../../http/route.js';
 import { StringEnum } from '../../schema/fields.js';
-import { Alert, AlertRow, AlertScope, AlertSeverity, Insight, InsightCategory } from './schema.js';
+import { Alert, AlertRow, AlertScope, AlertSeverity, Insight } from './schema.js';
 
 const TAG = 'Alerts and insights';
 
@@ -88,8 +88,7 @@ const listInsights = listRoute({
     // decision 12: newest first by created_at, then id.
     order: { column: 'created_at', direction: 'desc' },
     filters: {
-      category: { schema: StringEnum(InsightCategory), where: 't.category = ?' },
-      severity: { schema: StringEnum(AlertSeverity), where: 't.severity = ?' },
+      ...fieldFilters(Insight, ['category', 'severity']),
     },
   },
 });

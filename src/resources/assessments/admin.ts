@@ -78,7 +78,7 @@ export const assessmentsAdmin = {
             event_emitted: Boolean(completed),
           },
         });
-        return (await readAssessment(new TenantDb(tx, workspaceId), id)) ?? undefined;
+        return (await readAssessment(TenantDb.forOperator(tx, workspaceId), id)) ?? undefined;
       });
     },
   }),

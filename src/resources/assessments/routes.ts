@@ -3,21 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
-import { getRoute, listRoute, readOne } from '../../http/list.js';
+import { fieldFilters, getRoute, listRoute, readOne } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';
 import { type RouteDef, route } from '../../http/route.js';
-import { DateTime, StringEnum, Uuid } from '../../schema/fields.js';
+import { DateTime, StringEnum } from '../../schema/fields.js';
 import type { TenantDb } from '../../storage/tenant.js';
-import {
-  Assessment,
-  AssessmentCreate,
-  AssessmentDecision,
-  AssessmentStatus,
-  AssessmentType,
-  expiresAtSql,
-  Gap,
-  GapSeverity,
-} from './schema.js';
+import { Assessment, AssessmentCreate, expiresAtSql, Gap, GapSeverity } from './schema.js';
 
 const TAG = 'Assessments';
 
@@ -32,10 +23,7 @@ const listAssessments = listRoute({
     resource: Assessment,
     order: { column: 'created_at', direction: 'desc' },
     filters: {
-      supplier_id: { schema: Uuid, where: 't.supplier_id = ?::uuid' },
-      status: { schema: StringEnum(AssessmentStatus), where: 't.status = ?' },
-      decision: { schema: StringEnum(AssessmentDecision), where: 't.decision = ?' },
-      assessment_type: { schema: StringEnum(AssessmentType), where: 't.assessment_type = ?' },
+      ...fieldFilters(Assessment, ['supplier_id', 'status', 'decision', 'assessment_type']),
       expires_before: {
         schema: Type.String({
           format: 'date-time',

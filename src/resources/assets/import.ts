@@ -11,7 +11,7 @@ export function registerAssetsImports(): void {
     // match_key (same expression; the column itself is never written). external_id comes last so that an
     // error names it.
     unique: [['match_key', 'external_id']],
-    defaults: { cloud_metadata: {}, review_status: 'discovered', cloud_provider: null },
+    defaults: { cloud_metadata: {}, cloud_provider: null },
     // The source/provider rule spans two fields, which the per-field record schema cannot express.
     check(record) {
       const problem = providerProblem(record.source, record.cloud_provider);

@@ -1,22 +1,16 @@
 // GET /assets and PUT /assets (risk-data-api.md "Assets", decision 34).
 import type { Static } from 'typebox';
 import { validationFailed } from '../../http/errors.js';
-import { listRoute, NEWEST_FIRST } from '../../http/list.js';
+import { fieldFilters, listRoute, NEWEST_FIRST } from '../../http/list.js';
 import { type RouteDef, route } from '../../http/route.js';
 import { bodyChecker, checker } from '../../http/validation.js';
-import { Criticality, StringEnum } from '../../schema/fields.js';
 import {
   Asset,
-  AssetSource,
-  AssetType,
   AssetUpsert,
   AssetUpsertEnvelope,
   AssetUpsertItem,
   AssetUpsertResult,
-  CloudProvider,
-  Exposure,
   providerProblem,
-  ReviewStatus,
 } from './schema.js';
 
 const TAG = 'Assets';
@@ -31,12 +25,14 @@ const listAssets = listRoute({
     resource: Asset,
     order: NEWEST_FIRST,
     filters: {
-      asset_type: { schema: StringEnum(AssetType), where: 't.asset_type = ?' },
-      technical_criticality: { schema: StringEnum(Criticality), where: 't.technical_criticality = ?' },
-      exposure: { schema: StringEnum(Exposure), where: 't.exposure = ?' },
-      source: { schema: StringEnum(AssetSource), where: 't.source = ?' },
-      cloud_provider: { schema: StringEnum(CloudProvider), where: 't.cloud_provider = ?' },
-      review_status: { schema: StringEnum(ReviewStatus), where: 't.review_status = ?' },
+      ...fieldFilters(Asset, [
+        'asset_type',
+        'technical_criticality',
+        'exposure',
+        'source',
+        'cloud_provider',
+        'review_status',
+      ]),
     },
   },
 });
@@ -96,7 +92,7 @@ const UPSERT = `
     insert into assets as t (workspace_id, id, external_id, name, asset_type, technical_criticality, exposure,
                              region, cloud_metadata, source, cloud_provider, review_status)
     select $ws, gen_random_uuid(), i.external_id, i.name, i.asset_type, i.technical_criticality, i.exposure,
-           i.region, i.cloud_metadata, $2::text, $3::text, 'discovered'
+           i.region, i.cloud_metadata, $2::text, $3::text, $4::text
       from json_populate_recordset(null::assets, $1::json) i
     on conflict (workspace_id, match_key) do update
        set name = excluded.name, asset_type = excluded.asset_type,
@@ -158,6 +154,7 @@ const upsertAssets = route({
         JSON.stringify(rows),
         source,
         cloudProvider,
+        Asset.fields.review_status.initial,
       ]);
       created = counts?.created ?? 0;
       updated = counts?.updated ?? 0;

@@ -41,6 +41,8 @@ export const assetFields = {
   cloud_provider: field(Nullable(StringEnum(CloudProvider, 'Null for manual assets.'))),
   review_status: field(
     StringEnum(ReviewStatus, '`confirmed` means a human reviewed the asset. PUT /assets never changes it.'),
+    // Every new asset awaits a human review (risk-data-api.md "States and transitions").
+    { initial: 'discovered' },
   ),
   created_at: field(DateTime),
   updated_at: field(DateTime),

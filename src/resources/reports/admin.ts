@@ -81,13 +81,13 @@ export const reportsAdmin = {
     handler: async ({ op, services }, { params, body }) => {
       const { id } = params;
       const workspaceId = await locateWorkspace(op.db, 'reports', id, 'report', namedWorkspace(body));
-      const input = await pdfInput(new TenantDb(op.db, workspaceId), id);
+      const input = await pdfInput(TenantDb.forOperator(op.db, workspaceId), id);
       if (!input) throw notFound('report');
       const key = reportPdfKey(workspaceId, id);
       await services.objects.put(key, await renderReportPdf(input), 'application/pdf');
 
       return op.db.transaction(async (tx) => {
-        const tenant = new TenantDb(tx, workspaceId);
+        const tenant = TenantDb.forOperator(tx, workspaceId);
         const [report] = await tenant.query<{ supplier_id: string; assessment_id: string | null }>(
           `update reports set pdf_object_key = $2, pdf_rendered_at = now(), updated_at = now()
           where workspace_id = $ws and id = $1 returning supplier_id, assessment_id`,

@@ -1,10 +1,9 @@
 // GET /reports, GET /reports/{id}, GET /reports/{id}/pdf (risk-data-api.md "Endpoints › Reports"; decision 33).
 
 import { conflict, notFound } from '../../http/errors.js';
-import { getRoute, listRoute, readOne } from '../../http/list.js';
+import { fieldFilters, getRoute, listRoute, readOne } from '../../http/list.js';
 import { type RouteContext, type RouteDef, route } from '../../http/route.js';
 import { SIGNED_URL_TTL_SECONDS, signObjectUrl } from '../../reports/signed-url.js';
-import { Uuid } from '../../schema/fields.js';
 import type { Services } from '../../services.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import { Report } from './schema.js';
@@ -21,8 +20,7 @@ const listReports = listRoute({
     resource: Report,
     order: { column: 'generated_at', direction: 'desc' },
     filters: {
-      supplier_id: { schema: Uuid, where: 't.supplier_id = ?::uuid' },
-      assessment_id: { schema: Uuid, where: 't.assessment_id = ?::uuid' },
+      ...fieldFilters(Report, ['supplier_id', 'assessment_id']),
     },
   },
 });

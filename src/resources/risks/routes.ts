@@ -3,10 +3,10 @@
 // serialized to JSON inside PostgreSQL.
 import { Type } from 'typebox';
 import { invalidRequest, notFound } from '../../http/errors.js';
-import { listRoute } from '../../http/list.js';
+import { fieldFilters, listRoute } from '../../http/list.js';
 import { collectionSchema, LimitParam, type PageMeta, renderPage, USD } from '../../http/pagination.js';
 import { type RouteDef, route } from '../../http/route.js';
-import { DateTime, StringEnum, Uuid } from '../../schema/fields.js';
+import { DateTime, StringEnum } from '../../schema/fields.js';
 import {
   CyberMatrixRow,
   OrganizationalMatrixRow,
@@ -14,15 +14,11 @@ import {
   RiskAcceptance,
   RiskAcceptanceStatus,
   RiskBand,
-  RiskCategory,
   RiskMatrixRow,
   RiskMatrixScope,
   RiskScorePoint,
   RiskScores,
-  RiskSourceDomain,
-  RiskStatus,
   RiskTreatment,
-  RiskType,
   WORKSPACE_BAND_SQL,
 } from './schema.js';
 
@@ -46,11 +42,7 @@ const listRisks = listRoute({
     resource: Risk,
     order: { column: 'created_at', direction: 'desc' },
     filters: {
-      risk_type: { schema: StringEnum(RiskType), where: 't.risk_type = ?' },
-      status: { schema: StringEnum(RiskStatus), where: 't.status = ?' },
-      category: { schema: StringEnum(RiskCategory), where: 't.category = ?' },
-      source_domain: { schema: StringEnum(RiskSourceDomain), where: 't.source_domain = ?' },
-      supplier_id: { schema: Uuid, where: 't.supplier_id = ?::uuid' },
+      ...fieldFilters(Risk, ['risk_type', 'status', 'category', 'source_domain', 'supplier_id']),
     },
   },
 });

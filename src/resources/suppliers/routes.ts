@@ -2,16 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { type ApiError, conflict } from '../../http/errors.js';
-import { getRoute, listRoute } from '../../http/list.js';
+import { fieldFilters, getRoute, listRoute } from '../../http/list.js';
 import { type RouteDef, route } from '../../http/route.js';
-import {
-  Criticality,
-  DateTime,
-  RiskGroup,
-  StringEnum,
-  SupplierStatus,
-  VendorProfile,
-} from '../../schema/fields.js';
+import { DateTime } from '../../schema/fields.js';
 import { Supplier, SupplierCreate, SupplierDetail } from './schema.js';
 
 const TAG = 'Suppliers';
@@ -27,10 +20,7 @@ const listSuppliers = listRoute({
     resource: Supplier,
     order: { column: 'created_at', direction: 'desc' },
     filters: {
-      status: { schema: StringEnum(SupplierStatus), where: 't.status = ?' },
-      criticality: { schema: StringEnum(Criticality), where: 't.criticality = ?' },
-      risk_group: { schema: StringEnum(RiskGroup), where: 't.risk_group = ?' },
-      vendor_profile: { schema: StringEnum(VendorProfile), where: 't.vendor_profile = ?' },
+      ...fieldFilters(Supplier, ['status', 'criticality', 'risk_group', 'vendor_profile']),
       tag: {
         schema: Type.String({ minLength: 1, maxLength: 64, description: 'Suppliers carrying this tag.' }),
         where: 't.tags @> array[?::text]',

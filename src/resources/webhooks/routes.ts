@@ -1,10 +1,8 @@
 // GET /webhook-endpoints and GET /webhook-deliveries (risk-data-api.md "Webhooks", decisions 22 and 43).
 // Read only: endpoints are registered through the management API, and the signing secret is never returned.
 import { Type } from 'typebox';
-import { DeliveryStatuses } from '../../events/delivery-status.js';
-import { listRoute, NEWEST_FIRST } from '../../http/list.js';
+import { fieldFilters, listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';
-import { StringEnum, Uuid } from '../../schema/fields.js';
 import { WebhookDelivery, WebhookEndpoint } from './schema.js';
 
 export const webhooksRoutes: RouteDef[] = [
@@ -30,8 +28,7 @@ export const webhooksRoutes: RouteDef[] = [
     list: {
       resource: WebhookDelivery,
       filters: {
-        endpoint_id: { schema: Uuid, where: 't.endpoint_id = ?::uuid' },
-        status: { schema: StringEnum(DeliveryStatuses), where: 't.status = ?' },
+        ...fieldFilters(WebhookDelivery, ['endpoint_id', 'status']),
         from: {
           schema: Type.String({
             format: 'date-time',
