@@ -891,8 +891,10 @@ describe('Redis stopped during load', {
     assert.equal(down.statuses.count('429'), 20);
     await sleep(LONG ? 10_000 : 500);
 
-    await redis.start();
+    // Taken before the restart: a process may reconnect (and say so) before redis.start() has seen Redis
+    // answer, so the restart's instant is no later than this.
     const startedAt = Date.now();
+    await redis.start();
     // Each process tries Redis again at most once a second; the steady writes make them try.
     await eventually(async () => allSay('rate_limiter_redis_up'), 10_000);
     const back = await burst(await tenant(a), 80, 'rate_limiter_redis_up');

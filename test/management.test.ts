@@ -186,6 +186,21 @@ describe('workspaces and users', () => {
     assert.deepEqual(await auditActions(created.json.id), ['workspace.created', 'workspace.updated']);
   });
 
+  test("a workspace's users are listed newest first; an unknown workspace is a 404", async () => {
+    const w = await h.workspace();
+    const added = await h.adminClient.createUser({
+      params: { id: w.id },
+      body: { name: 'Ada Lovelace', email: 'ada@test.example' },
+    });
+    const { data } = await h.adminClient.listUsers({ params: { id: w.id } });
+    assert.deepEqual(
+      data.map((user) => user.id),
+      [added.id, w.userId],
+    );
+    assert.equal(data[0]?.email, 'ada@test.example');
+    assertError(await h.admin('GET', `/admin/workspaces/${randomUUID()}/users`), 404, 'resource_not_found');
+  });
+
   test('bad bodies are 422 with every field; unknown ids 404', async () => {
     const bad = await h.admin('POST', '/admin/workspaces', { name: '', plan: 'gold', extra: 1 });
     assertError(bad, 422, 'validation_failed');
@@ -270,6 +285,34 @@ describe('webhook endpoints', () => {
     assert.equal((await h.admin('DELETE', `/admin/webhook-endpoints/${created.json.id}`)).status, 204);
     assertError(
       await h.admin('DELETE', `/admin/webhook-endpoints/${created.json.id}`),
+      404,
+      'resource_not_found',
+    );
+  });
+
+  test("a workspace's endpoints are listed newest first and read one by one, never with a secret", async () => {
+    const w = await h.workspace();
+    const admin = h.adminClient;
+    const url = 'https://hooks.example.com/tprm';
+    const first = await admin.createWebhookEndpoint({
+      params: { id: w.id },
+      body: { url, events: ['alert.created'] },
+    });
+    const second = await admin.createWebhookEndpoint({
+      params: { id: w.id },
+      body: { url, events: ['report.ready'], description: 'second' },
+    });
+    const listed = await admin.listWebhookEndpoints({ params: { id: w.id } });
+    assert.deepEqual(
+      listed.data.map((endpoint) => endpoint.id),
+      [second.id, first.id],
+    );
+    const { signing_secret: _secret, ...withoutSecret } = second;
+    assert.deepEqual(await admin.getWebhookEndpoint({ params: { id: second.id } }), withoutSecret);
+    assert.ok(!(await h.admin('GET', `/admin/webhook-endpoints/${second.id}`)).body.includes('whsec_'));
+    assertError(await h.admin('GET', `/admin/webhook-endpoints/${randomUUID()}`), 404, 'resource_not_found');
+    assertError(
+      await h.admin('GET', `/admin/workspaces/${randomUUID()}/webhook-endpoints`),
       404,
       'resource_not_found',
     );

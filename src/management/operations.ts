@@ -22,6 +22,10 @@ export const systemActor = (op: Operator, workspaceId: string) => ({
   requestId: op.requestId ?? null,
 });
 
+/** An admin listing: the records' JSON under `data`, in the order of the rows. */
+export const dataList = (rows: readonly { j: string }[]): string =>
+  `{"data":[${rows.map((row) => row.j).join(',')}]}`;
+
 export async function one(q: Queryable, sql: string, params: unknown[], what: string): Promise<string> {
   const [row] = await q.query<{ j: string }>(sql, params);
   if (!row) throw notFound(what);
@@ -40,7 +44,7 @@ export async function listWorkspaces(q: Queryable): Promise<string> {
   const rows = await q.query<{ j: string }>(
     `select ${Workspace.json('t', { pii: true })} as j from workspaces t order by t.created_at desc, t.id desc`,
   );
-  return `{"data":[${rows.map((row) => row.j).join(',')}]}`;
+  return dataList(rows);
 }
 
 export async function createWorkspace(
@@ -96,6 +100,16 @@ export async function updateWorkspace(
 export async function requireWorkspace(q: Queryable, id: string): Promise<void> {
   const rows = await q.query('select 1 from workspaces where id = $1', [id]);
   if (rows.length === 0) throw notFound('workspace');
+}
+
+export async function listUsers(q: Queryable, workspaceId: string): Promise<string> {
+  await requireWorkspace(q, workspaceId);
+  const rows = await q.query<{ j: string }>(
+    `select ${User.json('t', { pii: true })} as j from users t where t.workspace_id = $1
+      order by t.created_at desc, t.id desc`,
+    [workspaceId],
+  );
+  return dataList(rows);
 }
 
 export async function createUser(
@@ -181,7 +195,7 @@ export async function listApiKeys(q: Queryable, workspaceId: string): Promise<st
     `select ${keyJson} as j from api_keys t where t.workspace_id = $1 order by t.created_at desc, t.id desc`,
     [workspaceId],
   );
-  return `{"data":[${rows.map((row) => row.j).join(',')}]}`;
+  return dataList(rows);
 }
 
 export async function revokeApiKey(op: Operator, keyId: string): Promise<string> {

@@ -72,6 +72,16 @@ export const operatorRoutes = {
     errors: [404],
     handler: ({ op }, { params, body }) => ops.createUser(op, params.id, body),
   }),
+  listUsers: adminRoute({
+    method: 'GET',
+    url: '/workspaces/:id/users',
+    tag: WORKSPACES,
+    summary: "List a workspace's users, newest first",
+    status: 200,
+    response: listOf(User.schema),
+    errors: [404],
+    handler: ({ op }, { params }) => ops.listUsers(op.db, params.id),
+  }),
   createApiKey: adminRoute({
     method: 'POST',
     url: '/workspaces/:id/api-keys',

@@ -85,6 +85,6 @@ export const ImportResult = Type.Object(
 );
 
 /** An admin listing: every record at once, under `data` (no paging: the operator's lists are short). */
-export function listOf(item: TSchema) {
+export function listOf<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item) }, { additionalProperties: false });
 }

@@ -8,7 +8,7 @@ import { checkWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
-import { type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
+import { dataList, type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';
 import { listOf } from '../../management/schemas.js';
 import { DateTime } from '../../schema/fields.js';
@@ -260,6 +260,16 @@ async function replayEndpoint(
   });
 }
 
+async function listEndpoints(q: Queryable, workspaceId: string): Promise<string> {
+  await requireWorkspace(q, workspaceId);
+  const rows = await q.query<{ j: string }>(
+    `select ${endpointJson} as j from webhook_endpoints t where t.workspace_id = $1
+      order by t.created_at desc, t.id desc`,
+    [workspaceId],
+  );
+  return dataList(rows);
+}
+
 async function recentAttempts(q: Queryable, endpointId: string): Promise<string> {
   const [endpoint] = await q.query<{ workspace_id: string }>(
     'select workspace_id from webhook_endpoints where id = $1',
@@ -272,7 +282,7 @@ async function recentAttempts(q: Queryable, endpointId: string): Promise<string>
       order by t.created_at desc, t.id desc limit ${RECENT_ATTEMPTS}`,
     [endpoint.workspace_id, endpointId],
   );
-  return `{"data":[${rows.map((row) => row.j).join(',')}]}`;
+  return dataList(rows);
 }
 
 /** An endpoint as registered or re-keyed: its new signing secret is shown in this response only. */
@@ -298,6 +308,26 @@ export const webhooksAdmin = {
     response: EndpointWithSecret('WebhookEndpointWithSecret'),
     errors: [404, 422],
     handler: ({ op }, { params, body }) => createWebhookEndpoint(op, params.id, body),
+  }),
+  listWebhookEndpoints: adminRoute({
+    method: 'GET',
+    url: '/workspaces/:id/webhook-endpoints',
+    tag: TAG,
+    summary: "List a workspace's webhook endpoints, newest first (no secrets)",
+    status: 200,
+    response: listOf(WebhookEndpoint.schema),
+    errors: [404],
+    handler: ({ op }, { params }) => listEndpoints(op.db, params.id),
+  }),
+  getWebhookEndpoint: adminRoute({
+    method: 'GET',
+    url: '/webhook-endpoints/:id',
+    tag: TAG,
+    summary: 'Get a webhook endpoint (no secret)',
+    status: 200,
+    response: WebhookEndpoint.schema,
+    errors: [404],
+    handler: ({ op }, { params }) => readEndpoint(op.db, params.id),
   }),
   updateWebhookEndpoint: adminRoute({
     method: 'PATCH',
