@@ -1,4 +1,5 @@
 // The process's settings, parsed once from the environment (management-api.md, "Process and configuration").
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { resolve } from 'node:path';
 import { DEFAULT_RETRY_DELAYS_MS, parseDuration, parseDurationList } from './events/retry-schedule.js';
 import { adminTokenWeakness } from './security/secrets.js';

@@ -1,6 +1,7 @@
 // SSRF protection for webhook targets (decision 30): never a loopback, private, link-local or otherwise
 // reserved address, checked on the URL at registration (checkWebhookUrl) and on the resolved addresses
 // at each connection (guardedLookup). WEBHOOK_ALLOW_INSECURE_URLS turns both off for local testing.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 

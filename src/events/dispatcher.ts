@@ -3,6 +3,7 @@
 // claim the same row), sends them with no transaction open, and records each outcome in another short
 // transaction that also schedules the retry. A claim is a lease: if its worker dies, the attempt becomes
 // claimable again when the lease expires and is sent again (at-least-once; the event_id does not change).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { signatureHeader } from '../../sdk/src/signing.js';

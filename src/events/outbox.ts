@@ -3,6 +3,7 @@
 // serialized once, here, so every delivery attempt sends the same bytes. The fan-out happens here too: one
 // `pending` first attempt per endpoint that is enabled and subscribed at this moment, and a notification
 // (delivered by PostgreSQL at commit) wakes the dispatchers.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../storage/db.js';
 

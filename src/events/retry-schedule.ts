@@ -1,5 +1,6 @@
 // Durations for WEBHOOK_RETRY_DELAYS / WEBHOOK_TIMEOUT (management-api.md) and the retry schedule of
 // decision 21: attempt 1 at once, then one retry after each delay; when the last attempt fails, exhausted.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 

@@ -2,6 +2,7 @@
 // WEBHOOK_TIMEOUT for the whole exchange; redirects are not followed; at most 1 KiB of the answer is kept.
 // The target is checked at each send, on the URL (IP literals, which never reach a DNS lookup) and on every
 // address the name resolves to and that the socket actually connects to.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';

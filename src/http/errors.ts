@@ -1,5 +1,6 @@
 // The closed list of error codes of the specification; the HTTP status is derived from the code.
 // Every non-2xx response, whatever raised it, is rendered here in the one shape.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { StringEnum } from '../schema/fields.js';

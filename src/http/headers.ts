@@ -1,5 +1,6 @@
 // The response headers the service sets on purpose, described once for the OpenAPI document. The contract test
 // fails a response that carries one of them where the document does not declare it, or lacks a required one.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TSchema, Type } from 'typebox';
 
 const Seconds = (description: string) => Type.Integer({ minimum: 0, description });

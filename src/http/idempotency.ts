@@ -3,6 +3,7 @@
 // a replay returns exactly what the first request did and a crash leaves neither half. Any key of the
 // workspace may replay: the response is stored with and without its personal fields, and each replaying key
 // is sent the one its scopes allow (docs/decisions.md P76).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Db, Queryable } from '../storage/db.js';

@@ -1,6 +1,7 @@
 // Cursor-paged collections, declared: a resource, its filters (each a schema and a SQL predicate) and an
 // order. One SQL round trip per page: PostgreSQL filters, orders, limits (limit + 1 tells has_more) and
 // returns each field as text (Resource.row); Node joins the fields and the rows into the envelope.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TOptional, type TSchema, Type } from 'typebox';
 import type { Scope } from '../schema/fields.js';
 import type { FieldSpec, Resource } from '../schema/resource.js';

@@ -1,6 +1,7 @@
 // Public routes outside /v1 that need no API key (decision 4): the signed PDF download and the API reference.
 // They declare their contract like API routes do, so the OpenAPI document describes them from the same
 // schemas that check their requests here. Without a key, nothing but the client address limits them (P69).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TObject, type TSchema, Type } from 'typebox';
 import type { Services } from '../services.js';

@@ -11,6 +11,7 @@
 // Cluster requires) and tests can step a clock to each window's last and first millisecond on both limiters.
 // The price is that instances must keep their clocks in sync (NTP): a request within the skew of a boundary
 // may be counted in the neighbouring window (docs/operations.md).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';

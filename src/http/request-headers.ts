@@ -1,6 +1,7 @@
 // Single-valued request headers the service reads. Node keeps the first Content-Type of several and joins
 // repeated unknown headers with ", " (two Idempotency-Keys would become one key "a, b"): either way the
 // request means two things, so it is refused (decision P64). Authorization has its own rule (P46: 401).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { isIPv6 } from 'node:net';
 import { invalidRequest } from './errors.js';
 

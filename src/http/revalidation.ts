@@ -1,6 +1,7 @@
 // Conditional GET for the files that only change with a release (the API document and the reference page's
 // files, decision P69): an entity tag on every copy, and 304 without a body when the client already holds it.
 // Cache-Control stays no-store (decision 31), so browsers never ask; a client that keeps its own copy can.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';

@@ -1,8 +1,9 @@
 // A public route declares its contract (path, scope, schemas, responses) and its policy; the pipeline below
 // applies the checks of decision 1 in order, so no route can forget one:
-//   authentication (401) → rate limit (429) → plan (403) → scope (403) → path id (404) → query (400)
-//   → Idempotency-Key (400) → body (422) → handler (404/409/…).
+//   authentication (401) → rate limit (429) → plan (403) → scope (403) → query (400)
+//   → Idempotency-Key (400) → body (422) → path id (404) → handler (404/409/…).
 // The route table is also the source of the OpenAPI document.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import { type EventRecorder, recordEvent } from '../events/outbox.js';

@@ -1,4 +1,5 @@
 // The Fastify instance shared by both listeners: request ids, no-store, no CORS, one error shape, strict JSON.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';

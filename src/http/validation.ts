@@ -1,6 +1,7 @@
 // Request validation compiled from the route schemas. Query strings are coerced (they are text on the wire);
 // bodies are not. A body's errors are keyed by its field names (`tags`, whatever item failed); values checked
 // item by item (import records) are keyed by path (`suppliers[3].tags[0]`).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';

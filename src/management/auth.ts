@@ -1,5 +1,6 @@
 // The operator's authentication on the management listener: a bearer token compared, as a SHA-256 digest, in
 // constant time with the one the process holds (only its hash is kept), and wrong guesses throttled.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';

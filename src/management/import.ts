@@ -1,6 +1,7 @@
 // The Import document (management-api.md): one JSON object of collections, each an array of records with the
 // public field names. Records are validated against the same resource definitions the API serializes from,
 // references must resolve inside the workspace, and the whole document is written in one transaction.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
 import { invalidRequest, validationFailed } from '../http/errors.js';

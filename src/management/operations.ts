@@ -1,5 +1,6 @@
 // The operator's actions on workspaces (management-api.md). Each change is one transaction that also writes
 // its audit entry (decision 26). Used by the /admin API and by the first-start bootstrap.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { notFound, validationFailed } from '../http/errors.js';
 import { generateApiKey } from '../security/secrets.js';

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the route tables: the same TypeBox schemas that validate requests
 // and serialize responses, the scopes the pipeline checks, the errors and headers it produces. Nothing here
 // names a route: a route added to a table is described without touching this file.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';

@@ -3,6 +3,7 @@
 // served from here (the swagger-ui-dist bundle and a small initializer), uses the system fonts, and its
 // Content-Security-Policy forbids anything else. Swagger UI's one outbound request, the online validator
 // badge, is not part of this layout and is switched off besides (validatorUrl null).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Type } from 'typebox';

@@ -1,4 +1,5 @@
 // The vocabulary of field types shared by every resource schema.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TSchema, type TUnsafe, Type } from 'typebox';
 
 export const Uuid = Type.String({ format: 'uuid' });

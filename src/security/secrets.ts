@@ -1,5 +1,6 @@
 // Secrets are random, shown once, and only their SHA-256 is kept. SHA-256 (not a slow hash) is right here:
 // the inputs carry 256 bits of randomness, so there is nothing to brute-force, and lookups stay one index probe.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'tprm_';

@@ -1,4 +1,5 @@
 // The audit trail: one entry per change, written by the same transaction as the change (decision 26).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from './db.js';
 

@@ -1,6 +1,7 @@
 // The workspace-wide collections, which every unit extends by its share: the business context (processes,
 // products and services with their impact analyses, processing activities), assets, threats, insights and
 // organizational alerts.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { AssetSource, ReviewStatus } from '../../resources/assets/schema.js';
 import type { Criticality, Scope, WebhookEvents } from '../../schema/fields.js';
 import { buildAlert } from './action-plans.js';

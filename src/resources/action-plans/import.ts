@@ -1,6 +1,7 @@
 // Import collections of this area (management-api.md "Import document"), parents first:
 // action_plans (supplier_id → suppliers, assessment_id → assessments; `item_count` is computed and
 // ignored, decision 42), then action_plan_items (action_plan_id → action_plans).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { registerImportCollection } from '../../management/import.js';
 import { ActionPlan, ActionPlanItem } from './schema.js';
 

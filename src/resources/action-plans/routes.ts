@@ -1,5 +1,6 @@
 // GET /action-plans, GET /action-plans/{id}/items, PATCH /action-plan-items/{id}
 // (risk-data-api.md "Action plans"; decisions 12, 16-18, 35, 38, 40, 43).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { notFound } from '../../http/errors.js';
 import { listRoute } from '../../http/list.js';

@@ -1,5 +1,6 @@
 // Action plan and action plan item: risk-data-api.md "Action plans", resources.md "Action plan" and
 // "Action plan item", decisions 16-18.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';

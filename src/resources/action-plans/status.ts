@@ -5,6 +5,7 @@
 //   - an actual change appends a history entry, sets `completed_at` on entering `completed` (clears it on
 //     leaving), records `action_plan_item.status_changed` and an audit entry, all in the caller's transaction;
 //   - the same status appends a history entry only when the request carries a note, and emits no event.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { EventRecorder } from '../../events/outbox.js';
 import type { AuditAction } from '../../storage/audit.js';
 import type { TenantDb } from '../../storage/tenant.js';

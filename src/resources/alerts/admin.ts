@@ -1,5 +1,6 @@
 // POST /admin/workspaces/{id}/alerts (management-api.md): the service raises an alert. One transaction writes
 // the alert, its `alert.created` event (decisions 23, 25) and the audit entry (decision 26).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { recordEvent } from '../../events/outbox.js';
 import { notFound, validationFailed } from '../../http/errors.js';

@@ -1,5 +1,6 @@
 // GET /alerts and GET /insights (risk-data-api.md "Alerts and insights", "Limits"; decisions 12, 15, 35,
 // 38, 40).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { fieldFilters, listRoute } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';

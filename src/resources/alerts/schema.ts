@@ -1,5 +1,6 @@
 // Alert and insight: risk-data-api.md "Alert", "Alerts and insights", resources.md "Alert" and "Insight",
 // decision 15.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';

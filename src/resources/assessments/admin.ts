@@ -1,6 +1,7 @@
 // POST /admin/assessments/{id}/status (management-api.md): the service's own assessment transitions.
 // Entering `completed` emits `assessment.completed` once per assessment, ever (risk-data-api.md "States and
 // transitions", "Events"; decision 25).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { recordEvent } from '../../events/outbox.js';
 import { validationFailed } from '../../http/errors.js';
 import { locateWorkspace } from '../../management/locate.js';

@@ -1,5 +1,6 @@
 // GET /assessments, POST /assessments, GET /assessments/{id}, GET /assessments/{id}/gaps
 // (risk-data-api.md "Endpoints › Assessments"; decisions 6, 11, 26, 38, 40).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';

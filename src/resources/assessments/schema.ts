@@ -1,5 +1,6 @@
 // Assessment: risk-data-api.md "Assessment", resources.md "Assessment", decisions 6 and 11.
 // Gap: risk-data-api.md "Gap (element of an assessment's gap list)", resources.md "Gap".
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum, Usd, Uuid, VendorProfile } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';

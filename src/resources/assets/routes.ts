@@ -1,4 +1,5 @@
 // GET /assets and PUT /assets (risk-data-api.md "Assets", decision 34).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { Static } from 'typebox';
 import { validationFailed } from '../../http/errors.js';
 import { fieldFilters, listRoute, NEWEST_FIRST } from '../../http/list.js';

@@ -1,4 +1,5 @@
 // Asset: risk-data-api.md "Asset" and "Assets", resources.md "Asset", decision 34.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { Criticality, DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';

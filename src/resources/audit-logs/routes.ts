@@ -2,6 +2,7 @@
 // first by occurred_at then id. Unlike other collections, `next_cursor` is returned on every page that has an
 // entry, also the last one, so a poller stores it and later resumes with only the newer entries; an empty
 // page echoes the cursor it was given (null when none was given).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { type Filter, listRoute } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';

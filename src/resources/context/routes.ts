@@ -1,5 +1,6 @@
 // The context lists (risk-data-api.md "Context (scope context:read for all)"): cursor-paged, newest first
 // (decision 12), one SQL round trip each.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { type Filter, type ListQuery, listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';

@@ -5,6 +5,7 @@
 // runs outside any transaction, then one short transaction marks the report ready and records the event and
 // the audit entry together. A render that dies halfway leaves at most an orphan file, never a report marked
 // ready without its PDF.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { recordEvent } from '../../events/outbox.js';
 import { invalidRequest, notFound } from '../../http/errors.js';

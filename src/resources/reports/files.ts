@@ -5,6 +5,7 @@
 // A refused URL (tampered, expired, or naming an object that no longer exists) answers 404
 // `resource_not_found` in the error shape: the closed list of error codes has no 403 code that fits (both
 // are about API keys), and a URL the service did not issue is, per decision 4, a path outside the API.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { ApiError, notFound } from '../../http/errors.js';
 import type { OpenRouteDef } from '../../http/open-route.js';

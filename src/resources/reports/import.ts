@@ -1,4 +1,5 @@
 // Import collections of this area (management-api.md "Import document"), parents first.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { registerImportCollection } from '../../management/import.js';
 import { Report } from './schema.js';
 

@@ -1,5 +1,6 @@
 // Import collections of this area (management-api.md "Import document"), parents first. A risk's `score` and
 // `band` are computed, so the import ignores them (decision 42; importDocument drops every computed field).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { registerImportCollection } from '../../management/import.js';
 import { Risk, RiskAcceptance, RiskScorePoint, RiskTreatment } from './schema.js';
 

@@ -1,6 +1,7 @@
 // Risks (risk-data-api.md "Risks", scope risks:read for all): GET /risks, GET /risks/{id}/treatments,
 // GET /risk-scores, GET /risk-matrix, GET /risk-acceptances. One SQL round trip per request; rows are
 // serialized to JSON inside PostgreSQL.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { invalidRequest, notFound } from '../../http/errors.js';
 import { fieldFilters, listRoute } from '../../http/list.js';

@@ -1,5 +1,6 @@
 // Risks: resources.md "Risk", "Risk treatment", "Risk scores", "Risk matrix row", "Risk acceptance letter";
 // risk-data-api.md "Risks"; decisions 36, 37, 40, 42.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, type FieldSpec, field } from '../../schema/resource.js';

@@ -1,4 +1,5 @@
 // GET /suppliers, POST /suppliers, GET /suppliers/{id}.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { type ApiError, conflict } from '../../http/errors.js';

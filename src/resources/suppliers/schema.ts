@@ -1,4 +1,5 @@
 // Supplier: risk-data-api.md "Supplier", resources.md "Supplier", decisions 6 and 41.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import {
   Criticality,

@@ -1,5 +1,6 @@
 // GET /webhook-endpoints and GET /webhook-deliveries (risk-data-api.md "Webhooks", decisions 22 and 43).
 // Read only: endpoints are registered through the management API, and the signing secret is never returned.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { fieldFilters, listRoute, NEWEST_FIRST } from '../../http/list.js';
 import type { RouteDef } from '../../http/route.js';

@@ -1,5 +1,6 @@
 // Webhook endpoints and delivery attempts: resources.md "Webhook endpoint" and "Webhook delivery attempt",
 // decisions 21-24 and 43. Endpoints are registered through the management API; the public API only reads.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TProperties, type TSchema, Type } from 'typebox';
 import { DeliveryStatuses } from '../../events/delivery-status.js';
 import { DateTime, Nullable, StringEnum, Uuid, WebhookEvents } from '../../schema/fields.js';
