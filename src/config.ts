@@ -13,6 +13,8 @@ export interface Config {
   adminHost: string;
   adminToken: string | undefined;
   databaseUrl: string | undefined;
+  /** Connections the process may open to a PostgreSQL server (docs/operations.md "Sizing"). */
+  databasePoolSize: number;
   dataDir: string;
   redisUrl: string | undefined;
   /** A Redis answer slower than this is an outage: limits fall back to the process (decision P40). */
@@ -31,12 +33,17 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function integer(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number; what: string } = { min: 0, max: 65535, what: 'a port number' },
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535)
-    throw new ConfigError(`${name} must be a port number, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || value < range.min || value > range.max)
+    throw new ConfigError(`${name} must be ${range.what}, got "${raw}"`);
   return value;
 }
 
@@ -89,6 +96,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     adminToken: adminToken(env),
     databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, {
+      min: 1,
+      max: 1000,
+      what: 'an integer from 1 to 1000',
+    }),
     dataDir: resolve(env.DATA_DIR || './data'),
     redisUrl: env.REDIS_URL || undefined,
     redisTimeoutMs: duration('REDIS_TIMEOUT', env.REDIS_TIMEOUT, parseDuration, 100),

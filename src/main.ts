@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   let release: (() => void) | undefined;
   let db: Db;
   if (config.databaseUrl) {
-    db = await openPostgres(config.databaseUrl);
+    db = await openPostgres(config.databaseUrl, { max: config.databasePoolSize });
   } else {
     release = lockDataDir(config.dataDir);
     db = await openEmbedded(join(config.dataDir, 'pgdata'), {

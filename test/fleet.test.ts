@@ -15,6 +15,8 @@ const skip =
   'needs PostgreSQL and Redis (TEST_DATABASE_URL and TEST_REDIS_URL): a fleet shares both';
 
 const ADMIN_TOKEN = `fleet-admin-${randomUUID()}`;
+/** apiB's DATABASE_POOL_SIZE; apiA keeps the default (10). */
+const SMALL_POOL = 4;
 let h: Harness;
 let receiver: Receiver;
 let apiA: ServiceProcess;
@@ -36,7 +38,7 @@ before(async () => {
   };
   [apiA, apiB, worker] = await Promise.all([
     startService({ ...env, ROLE: 'api' }),
-    startService({ ...env, ROLE: 'api' }),
+    startService({ ...env, ROLE: 'api', DATABASE_POOL_SIZE: String(SMALL_POOL) }),
     startService({ ...env, ROLE: 'worker' }),
   ]);
 });
@@ -95,6 +97,25 @@ async function workspaceWithKey(
 }
 
 describe('two API processes and one worker on one PostgreSQL and one Redis', { skip }, () => {
+  test("DATABASE_POOL_SIZE bounds each process's connections to PostgreSQL (default 10)", async () => {
+    const ws = await workspaceWithKey();
+    // More concurrent requests than either pool has connections: the small pool queues, never grows.
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => get(i % 2 === 0 ? apiA : apiB, '/suppliers?limit=1', ws.key)),
+    );
+    assert.ok(responses.every((res) => res.status === 200 || res.status === 429));
+    const gauge = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1]);
+    const [a, b] = await Promise.all([metricsOf(apiA), metricsOf(apiB)]);
+    assert.equal(gauge(a, 'tprm_db_pool_max_connections'), 10);
+    assert.equal(gauge(b, 'tprm_db_pool_max_connections'), SMALL_POOL);
+    const openIn = (text: string) =>
+      [...text.matchAll(/^tprm_db_pool_connections\{state="(?:idle|busy)"\} (\d+)/gm)].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+      );
+    assert.ok(openIn(b) >= 1 && openIn(b) <= SMALL_POOL, `apiB holds ${openIn(b)} connections`);
+  });
+
   test('100 concurrent requests across both APIs within one second: exactly 60 pass (decision 19)', async () => {
     // Judged only on a burst that fits in one window while both processes count in Redis (a Redis answer
     // slower than REDIS_TIMEOUT makes a process count alone, by design: P40), so up to 5 tries.

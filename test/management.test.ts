@@ -158,6 +158,18 @@ describe('the operator token (decision P68)', () => {
   });
 });
 
+describe('process settings', () => {
+  test('DATABASE_POOL_SIZE: 10 by default, an integer from 1 to 1000, anything else stops the start', () => {
+    assert.equal(loadConfig({}).databasePoolSize, 10);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '25' }).databasePoolSize, 25);
+    for (const bad of ['0', '1001', '2.5', '-3', 'ten', '1e2'])
+      assert.throws(
+        () => loadConfig({ DATABASE_POOL_SIZE: bad }),
+        /DATABASE_POOL_SIZE must be an integer from 1 to 1000/,
+      );
+  });
+});
+
 describe('workspaces and users', () => {
   test('create, read, list, update; the plan change takes effect on the next public request', async () => {
     const created = await h.admin('POST', '/admin/workspaces', { name: 'Ops', plan: 'starter' });
