@@ -8,6 +8,7 @@ import { purgeIdempotencyKeys } from './http/idempotency.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createDemoWorkspace, isEmpty } from './management/bootstrap.js';
+import { importLocalObjects } from './reports/storage.js';
 import { createServices } from './services.js';
 import './resources/imports.js';
 import { generateAdminToken, sha256 } from './security/secrets.js';
@@ -60,6 +61,9 @@ async function main(): Promise<void> {
     logger,
   });
   const services = await createServices({ config, db, logger, limiter, adminTokenHash: admin.hash, metrics });
+  // Earlier versions kept PDFs under DATA_DIR/objects: they move into the database once.
+  const imported = await importLocalObjects(join(config.dataDir, 'objects'), services.objects);
+  if (imported > 0) logger.info({ imported }, 'report PDFs copied from DATA_DIR/objects into the database');
 
   // Closed on SIGTERM in this order: first what takes new work (each finishes what it has in flight), then
   // the admin listener (health checks answer until the end).

@@ -1,7 +1,3 @@
-// The services one process shares between its listeners, its worker and its handlers, made once at start.
-// A module of its own so that http/, management/ and the slices can name the type without importing the
-// wiring in app.ts.
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Authenticator } from './http/auth.js';
@@ -17,7 +13,7 @@ import {
   WORKSPACE_BUCKETS,
 } from './http/rate-limit.js';
 import type { BucketSet, PublicServices } from './http/route.js';
-import { createLocalObjectStorage, type ObjectStorage } from './reports/storage.js';
+import { createDatabaseObjectStorage, type ObjectStorage } from './reports/storage.js';
 import type { Db } from './storage/db.js';
 import { serviceSecret } from './storage/settings.js';
 
@@ -26,7 +22,7 @@ export interface Services extends PublicServices {
   logger: Logger;
   adminTokenHash: Buffer;
   metrics: Metrics;
-  /** Report PDFs (local files under DATA_DIR/objects; an S3-compatible store can implement the interface). */
+  /** Report PDFs, in the database (an S3-compatible store could implement the interface). */
   objects: ObjectStorage;
   /** Key of the signed download URLs the service issues. */
   urlSecret: Buffer;
@@ -51,7 +47,7 @@ export async function createServices(options: {
     limiter: options.limiter,
     adminTokenHash: options.adminTokenHash,
     metrics: options.metrics,
-    objects: options.objects ?? createLocalObjectStorage(join(options.config.dataDir, 'objects')),
+    objects: options.objects ?? createDatabaseObjectStorage(options.db),
     urlSecret: await serviceSecret(options.db, 'url_signing_secret'),
     auth: new Authenticator(options.db, { cacheTtlMs: options.authCacheTtlMs ?? 30_000 }),
     cursors: new CursorCodec(await serviceSecret(options.db, 'cursor_secret')),

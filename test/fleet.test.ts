@@ -4,8 +4,12 @@
 // endpoint, and each process stops cleanly on SIGTERM.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ENGINE, Harness } from './support/harness.js';
+import { readPdf } from './support/pdf.js';
 import { eventually, Receiver, sleep } from './support/receiver.js';
 import { type ServiceProcess, startService } from './support/service.js';
 
@@ -36,10 +40,13 @@ before(async () => {
     ADMIN_TOKEN,
     WEBHOOK_ALLOW_INSECURE_URLS: 'true',
   };
+  // Each process has a DATA_DIR of its own, as machines behind a load balancer would: nothing is shared but
+  // PostgreSQL and Redis.
+  const dataDir = () => mkdtempSync(join(tmpdir(), 'tprm-fleet-'));
   [apiA, apiB, worker] = await Promise.all([
-    startService({ ...env, ROLE: 'api' }),
-    startService({ ...env, ROLE: 'api', DATABASE_POOL_SIZE: String(SMALL_POOL) }),
-    startService({ ...env, ROLE: 'worker' }),
+    startService({ ...env, ROLE: 'api', DATA_DIR: dataDir() }),
+    startService({ ...env, ROLE: 'api', DATA_DIR: dataDir(), DATABASE_POOL_SIZE: String(SMALL_POOL) }),
+    startService({ ...env, ROLE: 'worker', DATA_DIR: dataDir() }),
   ]);
 });
 after(async () => {
@@ -97,6 +104,31 @@ async function workspaceWithKey(
 }
 
 describe('two API processes and one worker on one PostgreSQL and one Redis', { skip }, () => {
+  test('a report PDF rendered through one process downloads through the other (PDFs live in the database)', async () => {
+    const ws = await workspaceWithKey({ scopes: ['reports:read'] });
+    const [supplierId, reportId] = [randomUUID(), randomUUID()];
+    await admin(apiA, 'POST', `/workspaces/${ws.id}/import`, {
+      suppliers: [{ id: supplierId, name: 'Fleet supplier' }],
+      reports: [
+        { id: reportId, supplier_id: supplierId, title: 'Fleet report', report_type: 'executive_summary' },
+      ],
+    });
+    await admin(apiA, 'POST', `/reports/${reportId}/render`);
+    const redirect = await fetch(`${apiA.publicUrl}/v1/reports/${reportId}/pdf`, {
+      headers: { authorization: `Bearer ${ws.key}` },
+      redirect: 'manual',
+    });
+    assert.equal(redirect.status, 302);
+    const signed = new URL(redirect.headers.get('location') as string);
+    // The same signed path and query, asked of the other process.
+    const download = await fetch(`${apiB.publicUrl}${signed.pathname}${signed.search}`);
+    assert.equal(download.status, 200, await download.clone().text());
+    assert.equal(download.headers.get('content-type'), 'application/pdf');
+    const bytes = Buffer.from(await download.arrayBuffer());
+    assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+    assert.ok((await readPdf(bytes)).some((page) => page.text.includes('Fleet supplier')));
+  });
+
   test("DATABASE_POOL_SIZE bounds each process's connections to PostgreSQL (default 10)", async () => {
     const ws = await workspaceWithKey();
     // More concurrent requests than either pool has connections: the small pool queues, never grows.

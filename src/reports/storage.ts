@@ -1,21 +1,21 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+// Report PDFs, stored in the database (migration 0011), so that any process of a fleet serves any signed URL.
+import { readdir, readFile } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import type { Queryable } from '../storage/db.js';
 
 /**
- * Minimal object store. Kept to what an S3-compatible bucket can do too, so the local implementation can be
- * swapped out without touching callers. Keys look like `workspaces/<uuid>/reports/<uuid>.pdf`.
+ * Minimal object store, kept to what an S3-compatible bucket can do too. Keys look like
+ * `workspaces/<uuid>/reports/<uuid>.pdf`.
  */
 export interface ObjectStorage {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
   get(key: string): Promise<Buffer | null>;
-  exists(key: string): Promise<boolean>;
 }
 
 /**
- * Keys become file-system paths locally, so anything that could escape the root or mean different things on
- * different systems is refused outright rather than normalised: `..`/`.`/empty segments, absolute paths,
- * backslashes, NUL and other control characters.
+ * Keys stay portable (to a bucket, or to file paths in an export): anything that could escape a root or mean
+ * different things on different systems is refused outright rather than normalised: `..`/`.`/empty segments,
+ * absolute paths, backslashes, NUL and other control characters.
  */
 export function assertValidObjectKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0 || key.length > 1024) {
@@ -34,63 +34,49 @@ export function assertValidObjectKey(key: string): void {
   }
 }
 
-export function createLocalObjectStorage(rootDir: string): ObjectStorage {
-  const root = resolve(rootDir);
-
-  const pathFor = (key: string): string => {
-    assertValidObjectKey(key);
-    const full = join(root, key);
-    // Second line of defence: the resolved path must still sit inside the root.
-    const rel = relative(root, full);
-    if (rel === '' || rel.split(sep)[0] === '..' || isAbsolute(rel)) {
-      throw new Error('Invalid object key: outside storage root');
-    }
-    return full;
-  };
-
-  const isMissing = (err: unknown): boolean => {
-    const code = (err as NodeJS.ErrnoException).code;
-    // ENOTDIR/EISDIR: a key prefix is a file, or the key names a "directory" — neither is a stored object.
-    return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
-  };
-
+/** The stored objects in the database: one row per key, written and read whole in one statement each. */
+export function createDatabaseObjectStorage(db: Queryable): ObjectStorage {
   return {
-    async put(key, bytes, _contentType) {
-      // The local store does not keep the content type: the serving route knows what it serves.
-      const target = pathFor(key);
-      await mkdir(dirname(target), { recursive: true });
-      // Write to a temp file in the same directory and rename over the target: readers see either the old
-      // object or the complete new one, never a partial file. fsync so the rename never exposes empty data.
-      const tmp = join(dirname(target), `.${randomBytes(8).toString('hex')}.tmp`);
-      const handle = await open(tmp, 'wx', 0o640);
-      try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-        await handle.close();
-        await rename(tmp, target);
-      } catch (err) {
-        await handle.close().catch(() => {});
-        await unlink(tmp).catch(() => {});
-        throw err;
-      }
+    async put(key, bytes, contentType) {
+      assertValidObjectKey(key);
+      await db.query(
+        `insert into stored_objects (key, content_type, content) values ($1, $2, $3)
+         on conflict (key) do update
+           set content_type = excluded.content_type, content = excluded.content, updated_at = now()`,
+        [key, contentType, bytes],
+      );
     },
-
     async get(key) {
-      try {
-        return await readFile(pathFor(key));
-      } catch (err) {
-        if (isMissing(err)) return null;
-        throw err;
-      }
-    },
-
-    async exists(key) {
-      try {
-        return (await stat(pathFor(key))).isFile();
-      } catch (err) {
-        if (isMissing(err)) return false;
-        throw err;
-      }
+      assertValidObjectKey(key);
+      const [row] = await db.query<{ content: Uint8Array }>(
+        'select content from stored_objects where key = $1',
+        [key],
+      );
+      // pg answers a Buffer, PGlite a Uint8Array.
+      return row ? Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength) : null;
     },
   };
+}
+
+/**
+ * PDFs that an earlier version stored as files under `dir` (DATA_DIR/objects), copied into the database once:
+ * a key already stored there is left alone. Returns how many were copied; the files stay where they were.
+ */
+export async function importLocalObjects(dir: string, objects: ObjectStorage): Promise<number> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir, { recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  let copied = 0;
+  for (const relativePath of entries) {
+    const key = relativePath.split(sep).join('/');
+    if (!key.endsWith('.pdf') || key.split('/').some((segment) => segment.startsWith('.'))) continue;
+    if (await objects.get(key)) continue;
+    await objects.put(key, await readFile(join(dir, relativePath)), 'application/pdf');
+    copied++;
+  }
+  return copied;
 }

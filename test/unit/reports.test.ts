@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type ReportPdfInput, renderReportPdf } from '../../src/reports/pdf.js';
 import { SIGNED_URL_TTL_SECONDS, signObjectUrl, verifyObjectUrl } from '../../src/reports/signed-url.js';
-import { createLocalObjectStorage } from '../../src/reports/storage.js';
+import { createDatabaseObjectStorage, importLocalObjects } from '../../src/reports/storage.js';
+import { Harness } from '../support/harness.js';
 import { readPdf } from '../support/pdf.js';
 
 // Compiled to dist/test/unit/, so the repository root is three levels up. test-artifacts/ is git-ignored.
@@ -91,39 +92,66 @@ describe('renderReportPdf', () => {
   });
 });
 
-describe('local object storage', () => {
-  test('put/get/exists round trip', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'objects-'));
+describe('object storage in the database', () => {
+  const key =
+    'workspaces/6f1c2b1e-0000-4000-8000-000000000001/reports/9a7d0c3e-0000-4000-8000-000000000002.pdf';
+
+  test('put/get round trip, overwrite, a key prefix is no object', async () => {
+    const h = await Harness.start();
+    const { db } = h;
     try {
-      const storage = createLocalObjectStorage(dir);
-      const key =
-        'workspaces/6f1c2b1e-0000-4000-8000-000000000001/reports/9a7d0c3e-0000-4000-8000-000000000002.pdf';
-      assert.equal(await storage.exists(key), false);
+      const storage = createDatabaseObjectStorage(db);
       assert.equal(await storage.get(key), null);
       await storage.put(key, Buffer.from('%PDF-1.3 one'), 'application/pdf');
-      assert.equal(await storage.exists(key), true);
       assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 one');
-      await storage.put(key, Buffer.from('%PDF-1.3 two'), 'application/pdf'); // overwrite
+      await storage.put(key, Buffer.from('%PDF-1.3 two'), 'application/pdf');
       assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 two');
-      // A key prefix is not an object.
-      assert.equal(await storage.exists('workspaces'), false);
+      const binary = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
+      await storage.put(key, binary, 'application/pdf');
+      assert.deepEqual(await storage.get(key), binary, 'every byte value survives');
       assert.equal(await storage.get('workspaces'), null);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await h.close();
     }
   });
 
-  test('rejects keys that could escape the root', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'objects-'));
+  test('rejects keys that are not portable', async () => {
+    const h = await Harness.start();
+    const { db } = h;
     try {
-      const storage = createLocalObjectStorage(dir);
+      const storage = createDatabaseObjectStorage(db);
       const bad = ['../x.pdf', 'a/../../x.pdf', 'a/..', '/etc/passwd', 'a\\..\\x', 'a\0b', '', 'a//b', './a'];
-      for (const key of bad) {
-        await assert.rejects(storage.put(key, Buffer.from('x'), 'text/plain'), /Invalid object key/, key);
-        await assert.rejects(storage.get(key), /Invalid object key/, key);
-        await assert.rejects(storage.exists(key), /Invalid object key/, key);
+      for (const bad_key of bad) {
+        await assert.rejects(
+          storage.put(bad_key, Buffer.from('x'), 'text/plain'),
+          /Invalid object key/,
+          bad_key,
+        );
+        await assert.rejects(storage.get(bad_key), /Invalid object key/, bad_key);
       }
     } finally {
+      await h.close();
+    }
+  });
+
+  test('PDFs an earlier version kept under DATA_DIR/objects are copied in once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-'));
+    const h = await Harness.start();
+    const { db } = h;
+    try {
+      const storage = createDatabaseObjectStorage(db);
+      mkdirSync(join(dir, 'workspaces/w/reports'), { recursive: true });
+      writeFileSync(join(dir, 'workspaces/w/reports/a.pdf'), '%PDF-1.3 a');
+      writeFileSync(join(dir, 'workspaces/w/reports/.partial.tmp'), 'half');
+      await storage.put('workspaces/w/reports/b.pdf', Buffer.from('%PDF-1.3 newer'), 'application/pdf');
+      writeFileSync(join(dir, 'workspaces/w/reports/b.pdf'), '%PDF-1.3 older');
+      assert.equal(await importLocalObjects(dir, storage), 1);
+      assert.equal((await storage.get('workspaces/w/reports/a.pdf'))?.toString(), '%PDF-1.3 a');
+      assert.equal((await storage.get('workspaces/w/reports/b.pdf'))?.toString(), '%PDF-1.3 newer');
+      assert.equal(await importLocalObjects(dir, storage), 0, 'a second start copies nothing');
+      assert.equal(await importLocalObjects(join(dir, 'missing'), storage), 0);
+    } finally {
+      await h.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
