@@ -34,23 +34,31 @@ export function assertValidObjectKey(key: string): void {
   }
 }
 
+/** The workspace an object belongs to: its key starts with `workspaces/<uuid>/`. */
+function workspaceOf(key: string): string {
+  assertValidObjectKey(key);
+  const workspaceId = /^workspaces\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\//.exec(
+    key,
+  )?.[1];
+  if (!workspaceId) throw new Error('Invalid object key: not under workspaces/<id>/');
+  return workspaceId;
+}
+
 /** The stored objects in the database: one row per key, written and read whole in one statement each. */
 export function createDatabaseObjectStorage(db: Queryable): ObjectStorage {
   return {
     async put(key, bytes, contentType) {
-      assertValidObjectKey(key);
       await db.query(
-        `insert into stored_objects (key, content_type, content) values ($1, $2, $3)
-         on conflict (key) do update
+        `insert into stored_objects (workspace_id, key, content_type, content) values ($1, $2, $3, $4)
+         on conflict (workspace_id, key) do update
            set content_type = excluded.content_type, content = excluded.content, updated_at = now()`,
-        [key, contentType, bytes],
+        [workspaceOf(key), key, contentType, bytes],
       );
     },
     async get(key) {
-      assertValidObjectKey(key);
       const [row] = await db.query<{ content: Uint8Array }>(
-        'select content from stored_objects where key = $1',
-        [key],
+        'select content from stored_objects where workspace_id = $1 and key = $2',
+        [workspaceOf(key), key],
       );
       // pg answers a Buffer, PGlite a Uint8Array.
       return row ? Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength) : null;

@@ -93,14 +93,14 @@ describe('renderReportPdf', () => {
 });
 
 describe('object storage in the database', () => {
-  const key =
-    'workspaces/6f1c2b1e-0000-4000-8000-000000000001/reports/9a7d0c3e-0000-4000-8000-000000000002.pdf';
+  const reportKey = (workspaceId: string) =>
+    `workspaces/${workspaceId}/reports/9a7d0c3e-0000-4000-8000-000000000002.pdf`;
 
-  test('put/get round trip, overwrite, a key prefix is no object', async () => {
+  test('put/get round trip and overwrite, every byte value kept; keys are per workspace', async () => {
     const h = await Harness.start();
-    const { db } = h;
     try {
-      const storage = createDatabaseObjectStorage(db);
+      const storage = createDatabaseObjectStorage(h.db);
+      const key = reportKey((await h.workspace()).id);
       assert.equal(await storage.get(key), null);
       await storage.put(key, Buffer.from('%PDF-1.3 one'), 'application/pdf');
       assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 one');
@@ -108,26 +108,34 @@ describe('object storage in the database', () => {
       assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 two');
       const binary = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
       await storage.put(key, binary, 'application/pdf');
-      assert.deepEqual(await storage.get(key), binary, 'every byte value survives');
-      assert.equal(await storage.get('workspaces'), null);
+      assert.deepEqual(await storage.get(key), binary);
+      assert.equal(await storage.get(reportKey((await h.workspace()).id)), null, "another workspace's path");
     } finally {
       await h.close();
     }
   });
 
-  test('rejects keys that are not portable', async () => {
+  test('refuses keys that are not portable or not under a workspace', async () => {
     const h = await Harness.start();
-    const { db } = h;
     try {
-      const storage = createDatabaseObjectStorage(db);
-      const bad = ['../x.pdf', 'a/../../x.pdf', 'a/..', '/etc/passwd', 'a\\..\\x', 'a\0b', '', 'a//b', './a'];
-      for (const bad_key of bad) {
-        await assert.rejects(
-          storage.put(bad_key, Buffer.from('x'), 'text/plain'),
-          /Invalid object key/,
-          bad_key,
-        );
-        await assert.rejects(storage.get(bad_key), /Invalid object key/, bad_key);
+      const storage = createDatabaseObjectStorage(h.db);
+      const ws = 'workspaces/6f1c2b1e-0000-4000-8000-000000000001';
+      const bad = [
+        '../x.pdf',
+        `${ws}/../../x.pdf`,
+        `${ws}/..`,
+        '/etc/passwd',
+        `${ws}\\..\\x`,
+        `${ws}/a\0b`,
+        '',
+        `${ws}//b`,
+        './a',
+        'workspaces',
+        'reports/x.pdf',
+      ];
+      for (const key of bad) {
+        await assert.rejects(storage.put(key, Buffer.from('x'), 'text/plain'), /Invalid object key/, key);
+        await assert.rejects(storage.get(key), /Invalid object key/, key);
       }
     } finally {
       await h.close();
@@ -137,17 +145,17 @@ describe('object storage in the database', () => {
   test('PDFs an earlier version kept under DATA_DIR/objects are copied in once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'objects-'));
     const h = await Harness.start();
-    const { db } = h;
     try {
-      const storage = createDatabaseObjectStorage(db);
-      mkdirSync(join(dir, 'workspaces/w/reports'), { recursive: true });
-      writeFileSync(join(dir, 'workspaces/w/reports/a.pdf'), '%PDF-1.3 a');
-      writeFileSync(join(dir, 'workspaces/w/reports/.partial.tmp'), 'half');
-      await storage.put('workspaces/w/reports/b.pdf', Buffer.from('%PDF-1.3 newer'), 'application/pdf');
-      writeFileSync(join(dir, 'workspaces/w/reports/b.pdf'), '%PDF-1.3 older');
+      const storage = createDatabaseObjectStorage(h.db);
+      const reports = `workspaces/${(await h.workspace()).id}/reports`;
+      mkdirSync(join(dir, reports), { recursive: true });
+      writeFileSync(join(dir, reports, 'a.pdf'), '%PDF-1.3 a');
+      writeFileSync(join(dir, reports, '.partial.tmp'), 'half');
+      await storage.put(`${reports}/b.pdf`, Buffer.from('%PDF-1.3 newer'), 'application/pdf');
+      writeFileSync(join(dir, reports, 'b.pdf'), '%PDF-1.3 older');
       assert.equal(await importLocalObjects(dir, storage), 1);
-      assert.equal((await storage.get('workspaces/w/reports/a.pdf'))?.toString(), '%PDF-1.3 a');
-      assert.equal((await storage.get('workspaces/w/reports/b.pdf'))?.toString(), '%PDF-1.3 newer');
+      assert.equal((await storage.get(`${reports}/a.pdf`))?.toString(), '%PDF-1.3 a');
+      assert.equal((await storage.get(`${reports}/b.pdf`))?.toString(), '%PDF-1.3 newer', 'stored keys win');
       assert.equal(await importLocalObjects(dir, storage), 0, 'a second start copies nothing');
       assert.equal(await importLocalObjects(join(dir, 'missing'), storage), 0);
     } finally {
