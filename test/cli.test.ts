@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -44,13 +44,20 @@ interface Run {
 }
 
 /** Runs `tprm args…` asynchronously (the API answers from this very process, so never spawnSync). */
-function tprm(args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}) {
+function tprm(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; nodeArgs?: string[] } = {},
+) {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of ['NODE_TEST_CONTEXT', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_URL', 'ADMIN_TOKEN'])
     delete env[name];
   Object.assign(env, { ADMIN_URL: adminUrl, ADMIN_TOKEN: h.adminToken }, options.env);
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: 'pipe' });
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+    cwd,
+    env,
+    stdio: 'pipe',
+  });
   child.stdin?.end(options.input ?? '');
   let stdout = '';
   let stderr = '';
@@ -116,6 +123,33 @@ describe('help and usage', () => {
     assert.match(run.stdout, /Examples:\n {2}\$ tprm keys create/);
   });
 
+  test('--version prints the version of the package, exit 0', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+    const run = await ok(['--version']);
+    assert.equal(run.stdout, `${pkg.version}\n`);
+    assert.equal(run.stderr, '');
+  });
+
+  test('start-up loads none of the server machinery (fastify, ajv, pg, pdfkit, ioredis, pino)', async () => {
+    // The commands read the admin route table, which imports the handlers' modules: those must load their
+    // heavy dependencies when used, not when imported. Reports the CommonJS modules loaded by exit.
+    const probe = `import { createRequire } from 'node:module';
+      process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(createRequire('/').cache))));`;
+    const run = await ok(['--help'], {
+      nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(probe)}`],
+    });
+    const loaded: string[] = JSON.parse(run.stderr);
+    assert.ok(
+      loaded.some((file) => file.includes('/commander/')),
+      'the probe sees the loaded modules',
+    );
+    const heavy = ['fastify', 'ajv', 'pg', 'pdfkit', 'ioredis', 'pino'];
+    assert.deepEqual(
+      loaded.filter((file) => heavy.some((name) => file.includes(`/node_modules/${name}/`))),
+      [],
+    );
+  });
+
   test('a usage error (missing required option, unknown option) exits 2 with the problem on stderr', async () => {
     const missing = await tprm(['workspaces', 'create', '--plan', 'enterprise']);
     assert.equal(missing.code, 2);
@@ -168,6 +202,16 @@ describe('users and API keys', () => {
       await ok(['users', 'create', ws.id, '--name', 'Ada L', '--email', 'ada@cli.example', '--json'])
     ).json;
     assert.equal(user.email, 'ada@cli.example');
+
+    // users list: the API's listing with --json, a table for people.
+    const users = await ok(['users', 'list', ws.id, '--json']);
+    assert.deepEqual(users.json, { data: [user] });
+    const usersTable = await ok(['users', 'list', ws.id]);
+    assert.match(usersTable.stdout, /^ID +NAME +EMAIL +CREATED AT\n/);
+    assert.match(
+      usersTable.stdout,
+      new RegExp(`^${user.id} +Ada L +ada@cli\\.example +${user.created_at}$`, 'm'),
+    );
 
     const key = await ok([
       'keys',
@@ -223,23 +267,21 @@ describe('users and API keys', () => {
     assert.match((await ok(['keys', 'list', ws.id])).stdout, new RegExp(`${key.json.id} +ci +\\S+ +revoked`));
   });
 
-  test('a key for a user of another workspace fails with the API field error', async () => {
+  test('a key for a user of another workspace fails with the API field error (text, and JSON with --json)', async () => {
     const ws = await newWorkspace();
     const other = await h.workspace();
-    const run = await tprm([
-      'keys',
-      'create',
-      ws.id,
-      '--name',
-      'x',
-      '--scopes',
-      'all',
-      '--created-by',
-      other.userId,
-    ]);
+    const args = ['keys', 'create', ws.id, '--name', 'x', '--scopes', 'all', '--created-by', other.userId];
+    const run = await tprm(args);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /\(validation_failed, HTTP 422\)/);
     assert.match(run.stderr, /created_by: /);
+    // With --json the same error as one JSON object, the API's details included (P79).
+    const json = await tprm([...args, '--json']);
+    assert.equal(json.code, 1);
+    const { error } = JSON.parse(json.stderr);
+    assert.equal(error.code, 'validation_failed');
+    assert.equal(error.status, 422);
+    assert.equal(typeof error.details.fields.created_by, 'string');
   });
 });
 
@@ -278,6 +320,29 @@ describe('webhook endpoints', () => {
     );
     assert.match(human.stdout, /signing_secret\):\n {2}\S+\n/);
     assert.match(human.stdout, /cannot be shown again/);
+
+    // list and get show the endpoints without their secrets.
+    const { signing_secret: _secret, ...endpoint } = created.json;
+    const listed = (await ok(['endpoints', 'list', ws.id, '--json'])).json;
+    assert.equal(listed.data.length, 2);
+    assert.deepEqual(listed.data[1], endpoint, 'newest first: the first one registered is last');
+    for (const item of listed.data) assert.equal('signing_secret' in item, false);
+    const listTable = await ok(['endpoints', 'list', ws.id]);
+    assert.match(listTable.stdout, /^ID +URL +EVENTS +ENABLED +DESCRIPTION +CREATED AT\n/);
+    assert.match(
+      listTable.stdout,
+      new RegExp(
+        `^${endpoint.id} +https://hooks\\.example\\.com/tprm +assessment\\.completed, alert\\.created +true +main `,
+        'm',
+      ),
+    );
+    assert.equal(listTable.stdout.includes(created.json.signing_secret), false);
+    assert.deepEqual((await ok(['endpoints', 'get', endpoint.id, '--json'])).json, endpoint);
+    const got = await ok(['endpoints', 'get', endpoint.id]);
+    assert.match(got.stdout, new RegExp(`^id +${endpoint.id}$`, 'm'));
+    assert.match(got.stdout, /^url +https:\/\/hooks\.example\.com\/tprm$/m);
+    assert.match(got.stdout, /^enabled +true$/m);
+    assert.equal(got.stdout.includes(created.json.signing_secret), false);
 
     const updated = (
       await ok(['endpoints', 'update', created.json.id, '--disable', '--description', '', '--json'])
@@ -475,6 +540,32 @@ describe('errors', () => {
     );
   });
 
+  test('with --json an API error is one JSON error object on stderr, a bad file a cli_error; exit 1; usage errors stay exit 2', async () => {
+    const notFound = await tprm(['workspaces', 'get', randomUUID(), '--json']);
+    assert.equal(notFound.code, 1);
+    assert.equal(notFound.stdout, '');
+    const error = JSON.parse(notFound.stderr);
+    assert.deepEqual(Object.keys(error), ['error']);
+    assert.equal(typeof error.error.request_id, 'string');
+    assert.deepEqual(error.error, {
+      code: 'resource_not_found',
+      message: 'No such workspace.',
+      status: 404,
+      request_id: error.error.request_id,
+    });
+
+    const ws = await newWorkspace();
+    const badFile = await tprm(['import', ws.id, join(cwd, 'nope.json'), '--json']);
+    assert.equal(badFile.code, 1);
+    const local = JSON.parse(badFile.stderr).error;
+    assert.equal(local.code, 'cli_error');
+    assert.match(local.message, /^Cannot read .*nope\.json/);
+
+    const usage = await tprm(['workspaces', 'create', '--plan', 'enterprise', '--json']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /required option '--name <name>' not specified/);
+  });
+
   test('a wrong admin token exits 1 with invalid_api_key; no token at all says how to set it', async () => {
     const wrong = await tprm(['workspaces', 'list'], { env: { ADMIN_TOKEN: 'not-the-token' } });
     assert.equal(wrong.code, 1);
@@ -489,7 +580,7 @@ describe('errors', () => {
     assert.match(none.stderr, /set ADMIN_TOKEN/);
   });
 
-  test('an unreachable server or a malformed ADMIN_URL exits 1 naming the URL', async () => {
+  test('an unreachable server or a malformed ADMIN_URL exits 1 naming the URL (text, and JSON with --json)', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -497,6 +588,14 @@ describe('errors', () => {
     const run = await tprm(['workspaces', 'list', '--admin-url', `http://127.0.0.1:${port}`]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, new RegExp(`Cannot reach the management API at http://127.0.0.1:${port}`));
+    // With --json, a local failure is a cli_error with the same message (P79).
+    const json = await tprm(['workspaces', 'list', '--json', '--admin-url', `http://127.0.0.1:${port}`]);
+    assert.equal(json.code, 1);
+    assert.equal(json.stdout, '');
+    const { error } = JSON.parse(json.stderr);
+    assert.deepEqual(Object.keys(error).sort(), ['code', 'message']);
+    assert.equal(error.code, 'cli_error');
+    assert.match(error.message, new RegExp(`^Cannot reach the management API at http://127.0.0.1:${port} `));
     const malformed = await tprm(['workspaces', 'list'], { env: { ADMIN_URL: 'ftp://x' } });
     assert.equal(malformed.code, 1);
     assert.match(malformed.stderr, /not an http\(s\) URL/);
@@ -558,7 +657,8 @@ describe('every command calls its documented path and body (management-api.md "E
         `/admin/assessments/${id}/status`,
         { status: 'paused' },
       ],
-      [['reports', 'render', id], 'POST', `/admin/reports/${id}/render`, undefined],
+      // The route's body is optional fields only ({workspace_id}): none given, an empty object.
+      [['reports', 'render', id], 'POST', `/admin/reports/${id}/render`, {}],
       [
         [
           'alerts',
@@ -701,6 +801,19 @@ describe('every command calls its documented path and body (management-api.md "E
     assert.match(run.stderr, /error: Duplicate\. \(conflict, HTTP 409\)\n {2}reason: "dup"\n/);
     assert.match(run.stderr, /seed stopped after 50 of \d+ records/);
     assert.equal(imports, 2, 'no request after the failure');
+
+    // With --json the same error, its details and the notes, as one JSON object (P79).
+    imports = 0;
+    const json = await tprm(['seed', randomUUID(), '--suppliers', '30', '--batch-size', '50', '--json'], {
+      env: { ADMIN_URL: server.url },
+    });
+    assert.equal(json.code, 1);
+    const { error } = JSON.parse(json.stderr.slice(json.stderr.indexOf('{')));
+    assert.deepEqual(
+      { code: error.code, status: error.status, details: error.details, request_id: error.request_id },
+      { code: 'conflict', status: 409, details: { reason: 'dup' }, request_id: 'r' },
+    );
+    assert.match(error.notes[0], /^seed stopped after 50 of \d+ records/);
   });
 });
 

@@ -63,3 +63,6 @@ export const RESPONSE_HEADERS = {
 } satisfies Record<string, { description: string; schema: TSchema }>;
 
 export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+/** The headers of every response (decisions 5, 31): a fresh request id, and nothing may be cached. */
+export const STAMPED_HEADERS: readonly ResponseHeader[] = ['X-Request-Id', 'Cache-Control'];

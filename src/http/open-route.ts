@@ -6,9 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TObject, type TSchema, Type } from 'typebox';
 import type { Services } from '../services.js';
 import { notFound } from './errors.js';
-import type { ResponseHeader } from './headers.js';
+import { type ResponseHeader, STAMPED_HEADERS } from './headers.js';
 import { type BucketSet, limitByAddress, type ResponseSpec } from './route.js';
-import { STAMPED_HEADERS } from './server.js';
 import { checker } from './validation.js';
 
 export interface OpenRouteDef {

@@ -13,7 +13,7 @@ import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';
 import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
 import { ApiError, internalError, notFound, sendError, toApiError } from './errors.js';
-import type { ResponseHeader } from './headers.js';
+import { type ResponseHeader, STAMPED_HEADERS } from './headers.js';
 import {
   idempotencyKeyInUse,
   idempotencyKeyReused,
@@ -23,7 +23,6 @@ import {
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 import { assertSingleValuedHeaders } from './request-headers.js';
-import { STAMPED_HEADERS } from './server.js';
 import { isUuid, NO_PARAMETERS, notAnObject, validateBody, validateQuery } from './validation.js';
 
 export interface PublicServices {

@@ -19,7 +19,6 @@ import {
   sendError,
   toApiError,
 } from './errors.js';
-import type { ResponseHeader } from './headers.js';
 import type { Metrics } from './metrics.js';
 import type { RateDecision } from './rate-limit.js';
 import { assertHost } from './request-headers.js';
@@ -67,9 +66,7 @@ function errorSerializer(err: unknown): Record<string, unknown> {
   return { type: err.constructor.name, code, message: err.message, stack: err.stack };
 }
 
-/** The headers of every response (decisions 5, 31): a fresh request id, and nothing may be cached. */
-export const STAMPED_HEADERS: readonly ResponseHeader[] = ['X-Request-Id', 'Cache-Control'];
-
+/** Sets the STAMPED_HEADERS (http/headers.ts) of every response. */
 function stamp(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
   reply.header('cache-control', 'no-store');

@@ -2,13 +2,12 @@
 // bodies are not. A body's errors are keyed by its field names (`tags`, whatever item failed); values checked
 // item by item (import records) are keyed by path (`suppliers[3].tags[0]`).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type addFormatsModule from 'ajv-formats';
+import type { fullFormats as FullFormats } from 'ajv-formats/dist/formats.js';
 import { type TSchema, Type } from 'typebox';
 import { invalidRequest, validationFailed } from './errors.js';
-
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const STRICT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -17,8 +16,8 @@ const STRICT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 // (23:59:60Z is the next minute's first instant; 23:59:60.5Z is out of range). These used to pass here and
 // fail in SQL (500).
 const OUT_OF_POSTGRES_RANGE = /^0000|:\d\d(?:\.\d+)?[+-](?:1[6-9]|2\d)|:60\.\d*[1-9]/;
-const calendar = (name: 'date' | 'date-time') => {
-  const { validate } = fullFormats[name] as { validate: (value: string) => boolean };
+const calendar = (formats: typeof FullFormats, name: 'date' | 'date-time') => {
+  const { validate } = formats[name] as { validate: (value: string) => boolean };
   return (value: string) => validate(value) && !OUT_OF_POSTGRES_RANGE.test(value);
 };
 
@@ -26,6 +25,12 @@ const calendar = (name: 'date' | 'date-time') => {
 const DECIMAL_INTEGER = /^-?\d+$/;
 
 function makeAjv(coerce: boolean): Ajv {
+  // Loaded at the first compile, not at import: the CLI reads the route table that imports this module and
+  // validates nothing, and ajv is some sixty files to load.
+  const load = createRequire(import.meta.url);
+  const { Ajv } = load('ajv') as typeof import('ajv');
+  const addFormats = load('ajv-formats') as typeof addFormatsModule.default;
+  const { fullFormats } = load('ajv-formats/dist/formats.js') as { fullFormats: typeof FullFormats };
   const ajv = new Ajv({
     allErrors: true,
     coerceTypes: coerce,
@@ -37,21 +42,22 @@ function makeAjv(coerce: boolean): Ajv {
     validateSchema: false,
   });
   addFormats(ajv, { mode: 'full', formats: ['email', 'uri'] });
-  ajv.addFormat('date', calendar('date'));
-  ajv.addFormat('date-time', calendar('date-time'));
+  ajv.addFormat('date', calendar(fullFormats, 'date'));
+  ajv.addFormat('date-time', calendar(fullFormats, 'date-time'));
   // ajv's own uuid format also accepts a `urn:uuid:` prefix, which PostgreSQL would not.
   ajv.addFormat('uuid', STRICT_UUID);
   return ajv;
 }
 
-const queryAjv = makeAjv(true);
-const bodyAjv = makeAjv(false);
+/** Query strings are coerced, bodies are not; each made at its first use. */
+const ajvs: { query?: Ajv; body?: Ajv } = {};
 const cache = new WeakMap<object, ValidateFunction>();
 
-function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
+function compile(kind: 'query' | 'body', schema: TSchema): ValidateFunction {
   let validate = cache.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    ajvs[kind] ??= makeAjv(kind === 'query');
+    validate = ajvs[kind].compile(schema);
     cache.set(schema, validate);
   }
   return validate;
@@ -255,7 +261,7 @@ export function validateQuery(schema: TSchema, query: Record<string, unknown>): 
     if (property.type === 'integer' && typeof value === 'string' && !DECIMAL_INTEGER.test(value))
       throw invalidRequest(`Query parameter ${name} must be an integer.`, { parameter: name });
   }
-  const [parameter, message] = Object.entries(byField(problemsOf(compile(queryAjv, schema), query)))[0] ?? [];
+  const [parameter, message] = Object.entries(byField(problemsOf(compile('query', schema), query)))[0] ?? [];
   if (parameter !== undefined)
     throw invalidRequest(`Query parameter ${parameter} ${message}.`, { parameter });
 }
@@ -272,9 +278,9 @@ export function validateBody(schema: TSchema, body: unknown): void {
 
 /** A body's problems keyed by its field names, or null when it is valid (validateBody; envelopes). */
 export function bodyChecker(schema: TSchema): (body: object) => Record<string, string> | null {
-  const validate = compile(bodyAjv, schema);
+  // Compiled at the first check (then cached), so that importing a route module compiles nothing.
   return (body) => {
-    const problems = problemsOf(validate, body);
+    const problems = problemsOf(compile('body', schema), body);
     return problems.length > 0 ? byField(problems) : null;
   };
 }
@@ -284,9 +290,8 @@ export function bodyChecker(schema: TSchema): (body: object) => Record<string, s
  * values checked item by item (import records, asset items), whose callers name the item themselves.
  */
 export function checker(schema: TSchema): (value: unknown) => Record<string, string> | null {
-  const validate = compile(bodyAjv, schema);
   return (value) => {
-    const problems = problemsOf(validate, value);
+    const problems = problemsOf(compile('body', schema), value);
     return problems.length > 0 ? byPath(problems) : null;
   };
 }

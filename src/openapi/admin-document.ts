@@ -11,9 +11,8 @@ import {
   notFound,
   validationFailed,
 } from '../http/errors.js';
-import { RESPONSE_HEADERS } from '../http/headers.js';
+import { RESPONSE_HEADERS, STAMPED_HEADERS } from '../http/headers.js';
 import { rateLimitExceeded, thrownBy } from '../http/route.js';
-import { STAMPED_HEADERS } from '../http/server.js';
 import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
 import { adminRoutes } from '../management/admin-routes.js';
 import { invalidAdminToken } from '../management/auth.js';

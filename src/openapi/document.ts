@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
 import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../http/errors.js';
-import { RESPONSE_HEADERS, type ResponseHeader } from '../http/headers.js';
+import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../http/headers.js';
 import { IdempotencyKeyHeader } from '../http/idempotency.js';
 import { type OpenRouteDef, openRouteHeaders } from '../http/open-route.js';
 import { IfNoneMatchHeader } from '../http/revalidation.js';
@@ -22,7 +22,6 @@ import {
   type RouteDef,
   rateLimitExceeded,
 } from '../http/route.js';
-import { STAMPED_HEADERS } from '../http/server.js';
 import { Uuid } from '../schema/fields.js';
 import { exampleOf, exampleUuid, type Json, type JsonSchema } from './examples.js';
 

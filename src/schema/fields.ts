@@ -39,6 +39,7 @@ export const SupplierSize = ['small', 'medium', 'large', 'enterprise'] as const;
 export const RiskGroup = ['G1', 'G2', 'G3'] as const;
 export const VendorProfile = ['P0', 'P1', 'P2', 'P3'] as const;
 export const Plans = ['enterprise', 'business', 'starter'] as const;
+export type Plan = (typeof Plans)[number];
 export const WebhookEvents = [
   'assessment.completed',
   'report.ready',

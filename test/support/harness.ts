@@ -15,12 +15,9 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { type Bucket, createMemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
 import type { BucketSet } from '../../src/http/route.js';
 import '../../src/resources/imports.js';
-import { type Plans, SCOPES, type Scope } from '../../src/schema/fields.js';
-
-type Plan = (typeof Plans)[number];
-
 import { type AdminRoutes, adminRoutes } from '../../src/management/admin-routes.js';
 import { type AdminClient, createAdminClient } from '../../src/management/client.js';
+import { type Plan, SCOPES, type Scope } from '../../src/schema/fields.js';
 import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
 import { createServices, type Services } from '../../src/services.js';
 import { type Db, openEmbedded, openPostgres } from '../../src/storage/db.js';

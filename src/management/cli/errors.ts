@@ -1,0 +1,56 @@
+// The failures the CLI reports (exit code 1) and their two forms on stderr: text for people, and with --json
+// one JSON object for scripts (decision P79).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+
+/** A failure to report to the person as is (no stack). `notes` are printed after it. */
+export class CliError extends Error {
+  readonly notes: string[] = [];
+}
+
+/** An error answer of the API, in its error shape (risk-data-api.md "Errors"). */
+export class ApiCallError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly requestId?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The error for people: the message, the API's code and status, field problems, request id, notes. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof CliError)) return `error: ${(error as Error)?.stack ?? String(error)}\n`;
+  const lines = [`error: ${error.message}`];
+  if (error instanceof ApiCallError) {
+    lines[0] += ` (${error.code}, HTTP ${error.status})`;
+    const { fields, ...rest } = error.details ?? {};
+    if (fields && typeof fields === 'object')
+      for (const [field, problem] of Object.entries(fields)) lines.push(`  ${field}: ${problem}`);
+    for (const [key, value] of Object.entries(rest)) lines.push(`  ${key}: ${JSON.stringify(value)}`);
+    if (error.requestId) lines.push(`  request id: ${error.requestId}`);
+  }
+  for (const note of error.notes) lines.push(`note: ${note}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The error for scripts (--json): one line of JSON, the API's error fields, or `cli_error` for a local one. */
+export function errorJson(error: unknown): string {
+  const body: Record<string, unknown> =
+    error instanceof ApiCallError
+      ? {
+          code: error.code,
+          message: error.message,
+          status: error.status,
+          ...(error.requestId ? { request_id: error.requestId } : {}),
+          ...(error.details ? { details: error.details } : {}),
+        }
+      : {
+          code: 'cli_error',
+          message: error instanceof CliError ? error.message : ((error as Error)?.stack ?? String(error)),
+        };
+  if (error instanceof CliError && error.notes.length > 0) body.notes = error.notes;
+  return `${JSON.stringify({ error: body })}\n`;
+}
