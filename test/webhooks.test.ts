@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { verifySignature } from '../sdk/src/signing.js';
+import type { WebhookEvent } from '../src/schema/fields.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 import { type Answer, answerWith, eventually, type Received, Receiver, sleep } from './support/receiver.js';
 
@@ -38,25 +39,24 @@ after(async () => {
 
 async function endpoint(
   ws: TestWorkspace,
-  options: { events?: string[]; path?: string; url?: string } = {},
+  options: { events?: WebhookEvent[]; path?: string; url?: string } = {},
 ): Promise<{ id: string; secret: string }> {
-  const res = await h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, {
-    url: options.url ?? receiver.url(options.path ?? `/${randomUUID()}`),
-    events: options.events ?? ['alert.created'],
+  const created = await h.adminClient.createWebhookEndpoint({
+    params: { id: ws.id },
+    body: {
+      url: options.url ?? receiver.url(options.path ?? `/${randomUUID()}`),
+      events: options.events ?? ['alert.created'],
+    },
   });
-  assert.equal(res.status, 201, res.body);
-  return { id: res.json.id, secret: res.json.signing_secret };
+  return { id: created.id, secret: created.signing_secret };
 }
 
 const raiseAlert = async (ws: TestWorkspace, title = 'Breach') => {
-  const res = await h.admin('POST', `/admin/workspaces/${ws.id}/alerts`, {
-    scope: 'org',
-    severity: 'high',
-    title,
-    body: 'Details',
+  const alert = await h.adminClient.createAlert({
+    params: { id: ws.id },
+    body: { scope: 'org', severity: 'high', title, body: 'Details' },
   });
-  assert.equal(res.status, 201, res.body);
-  return res.json.id as string;
+  return alert.id;
 };
 
 const at = (path: string) => receiver.received.filter((request) => request.path === path);
@@ -144,11 +144,8 @@ describe('delivery request (decisions 24 and 28)', () => {
       action_plans: [{ id: planId, supplier_id: supplierId, title: 'Plan' }],
       action_plan_items: [{ id: itemId, action_plan_id: planId, title: 'Item', status: 'pending' }],
     });
-    assert.equal(
-      (await h.admin('POST', `/admin/assessments/${assessmentId}/status`, { status: 'completed' })).status,
-      200,
-    );
-    assert.equal((await h.admin('POST', `/admin/reports/${reportId}/render`, {})).status, 200);
+    await h.adminClient.setAssessmentStatus({ params: { id: assessmentId }, body: { status: 'completed' } });
+    await h.adminClient.renderReport({ params: { id: reportId }, body: {} });
     await raiseAlert(ws);
     const patched = await h.api('PATCH', `/action-plan-items/${itemId}`, {
       key: ws.key,
@@ -203,10 +200,7 @@ describe('fan-out (decision 23)', () => {
     const b = await endpoint(ws);
     const disabled = await endpoint(ws);
     const other = await endpoint(ws, { events: ['report.ready'] });
-    assert.equal(
-      (await h.admin('PATCH', `/admin/webhook-endpoints/${disabled.id}`, { enabled: false })).status,
-      200,
-    );
+    await h.adminClient.updateWebhookEndpoint({ params: { id: disabled.id }, body: { enabled: false } });
     await raiseAlert(ws);
     // Subscribed after the event: does not receive it.
     const late = await endpoint(ws);
@@ -532,7 +526,7 @@ describe('endpoint lifecycle', () => {
     // is scheduled, let alone due).
     receiver.answerAt(path, async (request, res) => {
       if (at(path).length > 1) return answerWith(200, 'ok')(request, res);
-      await h.admin('PATCH', `/admin/webhook-endpoints/${hook.id}`, { enabled: false });
+      await h.adminClient.updateWebhookEndpoint({ params: { id: hook.id }, body: { enabled: false } });
       answerWith(500)(request, res);
     });
     await raiseAlert(ws);
@@ -540,7 +534,7 @@ describe('endpoint lifecycle', () => {
     await sleep((RETRY_DELAYS_MS[0] as number) + 200);
     assert.equal(at(path).length, 1);
     assert.equal((await attempts(ws, '&status=pending')).length, 1);
-    await h.admin('PATCH', `/admin/webhook-endpoints/${hook.id}`, { enabled: true });
+    await h.adminClient.updateWebhookEndpoint({ params: { id: hook.id }, body: { enabled: true } });
     await eventually(async () => (await attempts(ws, '&status=delivered')).length === 1);
   });
 
@@ -551,7 +545,7 @@ describe('endpoint lifecycle', () => {
     receiver.answerAt(path, answerWith(500));
     await raiseAlert(ws);
     await eventually(async () => (await attempts(ws, '&status=failed')).length === 1);
-    assert.equal((await h.admin('DELETE', `/admin/webhook-endpoints/${hook.id}`)).status, 204);
+    await h.adminClient.deleteWebhookEndpoint({ params: { id: hook.id } });
     await sleep((RETRY_DELAYS_MS[0] as number) + 200);
     const rows = await attempts(ws);
     assert.ok(rows.every((row) => row.status !== 'pending'));
@@ -594,7 +588,7 @@ describe('operations: replay and secret rotation', () => {
     receiver.answerAt(path, answerWith(500));
     await raiseAlert(ws);
     await eventually(async () => (await attempts(ws, '&status=failed')).length === 1);
-    await h.admin('PATCH', `/admin/webhook-endpoints/${hook.id}`, { enabled: false });
+    await h.adminClient.updateWebhookEndpoint({ params: { id: hook.id }, body: { enabled: false } });
     const [failed] = await attempts(ws, '&status=failed');
     const disabled = await h.admin('POST', `/admin/webhook-deliveries/${failed?.id}/replay`, {});
     assertError(disabled, 409, 'conflict');
@@ -604,7 +598,7 @@ describe('operations: replay and secret rotation', () => {
       `update webhook_deliveries set attempted_at = now() + interval '1 hour' where workspace_id = $1 and status = 'pending'`,
       [ws.id],
     );
-    await h.admin('PATCH', `/admin/webhook-endpoints/${hook.id}`, { enabled: true });
+    await h.adminClient.updateWebhookEndpoint({ params: { id: hook.id }, body: { enabled: true } });
     const due = await h.admin('POST', `/admin/webhook-deliveries/${failed?.id}/replay`, {});
     assertError(due, 409, 'conflict');
     assert.equal(due.json.error.details.reason, 'delivery_in_progress');

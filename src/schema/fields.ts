@@ -46,6 +46,7 @@ export const WebhookEvents = [
   'alert.created',
   'action_plan_item.status_changed',
 ] as const;
+export type WebhookEvent = (typeof WebhookEvents)[number];
 
 export const SCOPES = [
   'suppliers:read',

@@ -459,41 +459,37 @@ export const TWIN_SETUP: TwinSetup[] = [
   async (h, tenant, t) => {
     const ids: string[] = [];
     for (const name of ['primary', 'backup']) {
-      const res = await h.admin('POST', `/admin/workspaces/${tenant.ws.id}/webhook-endpoints`, {
-        url: `https://hooks.acme.example/tprm/${name}`,
-        events: ['report.ready'],
-        description: t.text(name),
+      const endpoint = await h.adminClient.createWebhookEndpoint({
+        params: { id: tenant.ws.id },
+        body: {
+          url: `https://hooks.acme.example/tprm/${name}`,
+          events: ['report.ready'],
+          description: t.text(name),
+        },
       });
-      if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${res.body}`);
-      ids.push(res.json.id);
+      ids.push(endpoint.id);
     }
     tenant.made.set('webhook_endpoints', ids);
   },
   // Report 0 gets a PDF, so GET /reports/{id}/pdf has a 302 to give.
   async (h, tenant, t) => {
-    const res = await h.admin('POST', `/admin/reports/${t.id('reports', 0)}/render`, {
-      workspace_id: tenant.ws.id,
+    await h.adminClient.renderReport({
+      params: { id: t.id('reports', 0) },
+      body: { workspace_id: tenant.ws.id },
     });
-    if (res.status !== 200) throw new Error(`render: ${res.status} ${res.body}`);
   },
   // Two webhook endpoints (the same URLs in every tenant), then an event: its two delivery attempts wait,
   // pending (no worker runs here), for GET /webhook-deliveries to show.
   async (h, tenant, t) => {
-    for (const domain of SHARED.domains) {
-      const endpoint = await h.admin('POST', `/admin/workspaces/${tenant.ws.id}/webhook-endpoints`, {
-        url: `https://hooks.${domain}/tprm`,
-        events: ['alert.created'],
-        description: t.text('hook'),
+    for (const domain of SHARED.domains)
+      await h.adminClient.createWebhookEndpoint({
+        params: { id: tenant.ws.id },
+        body: { url: `https://hooks.${domain}/tprm`, events: ['alert.created'], description: t.text('hook') },
       });
-      if (endpoint.status !== 201) throw new Error(`endpoint: ${endpoint.status} ${endpoint.body}`);
-    }
-    const alert = await h.admin('POST', `/admin/workspaces/${tenant.ws.id}/alerts`, {
-      scope: 'org',
-      severity: 'low',
-      title: t.text('webhook alert'),
-      body: t.text('body'),
+    await h.adminClient.createAlert({
+      params: { id: tenant.ws.id },
+      body: { scope: 'org', severity: 'low', title: t.text('webhook alert'), body: t.text('body') },
     });
-    if (alert.status !== 201) throw new Error(`alert: ${alert.status} ${alert.body}`);
   },
 ];
 

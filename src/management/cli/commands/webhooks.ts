@@ -1,11 +1,9 @@
 // Webhook endpoints and their delivery attempts.
 import { type Command, Option } from 'commander';
-import { WebhookEvents } from '../../../schema/fields.js';
+import { type WebhookEvent, WebhookEvents } from '../../../schema/fields.js';
 import { act } from '../command.js';
 import { examples, list, pick, requireChanges } from '../options.js';
 import { print, printWithSecret, record, table } from '../output.js';
-
-type WebhookEvent = (typeof WebhookEvents)[number];
 
 const eventsHelp = `comma-separated events, or "all": ${WebhookEvents.join(', ')}`;
 
