@@ -419,7 +419,7 @@ describe('POST /assessments', () => {
     );
     assert.equal(rows.length, 4);
     // Raising the quota lets the next one through.
-    await h.admin('PATCH', `/admin/workspaces/${small.id}`, { assessment_quota: 3 });
+    await h.adminClient.updateWorkspace({ params: { id: small.id }, body: { assessment_quota: 3 } });
     assert.equal((await create(body, small.key)).status, 201);
   });
 
@@ -430,7 +430,7 @@ describe('POST /assessments', () => {
   ] as const) {
     test(`${requests} concurrent supplier creates with quota ${quota}: exactly ${quota} created, the rest 409 (decision 11)`, async () => {
       const small = await h.workspace();
-      await h.admin('PATCH', `/admin/workspaces/${small.id}`, { assessment_quota: quota });
+      await h.adminClient.updateWorkspace({ params: { id: small.id }, body: { assessment_quota: quota } });
       const supplierId = randomUUID();
       await h.import(small.id, { suppliers: [{ id: supplierId, name: 'Race supplier' }] });
       const body = { supplier_id: supplierId, assessment_type: 'supplier' };

@@ -84,7 +84,7 @@ describe('revocation, expiry and plan changes take effect on the next request, o
       other.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key.secret}` } });
     assert.equal((await viaOther('/v1/suppliers')).statusCode, 200); // warms the other instance's cache
     assert.equal((await h.api('GET', '/suppliers', { key: key.secret })).status, 200);
-    assert.equal((await h.admin('POST', `/admin/api-keys/${key.id}/revoke`)).status, 200);
+    await h.adminClient.revokeApiKey({ params: { id: key.id } });
     assertError(await h.api('GET', '/suppliers', { key: key.secret }), 401, 'invalid_api_key');
     const list = await viaOther('/v1/suppliers');
     assert.equal(list.statusCode, 401, list.body);
@@ -101,12 +101,12 @@ describe('revocation, expiry and plan changes take effect on the next request, o
     const viaOther = () =>
       other.inject({ method: 'GET', url: '/v1/suppliers', headers: { authorization: `Bearer ${w.key}` } });
     assert.equal((await viaOther()).statusCode, 200);
-    await h.admin('PATCH', `/admin/workspaces/${w.id}`, { plan: 'business' });
+    await h.adminClient.updateWorkspace({ params: { id: w.id }, body: { plan: 'business' } });
     const refused = await viaOther();
     assert.equal(refused.statusCode, 403);
     assert.equal(JSON.parse(refused.body).error.code, 'plan_upgrade_required');
     assertError(await h.api('GET', '/suppliers', { key: w.key }), 403, 'plan_upgrade_required');
-    await h.admin('PATCH', `/admin/workspaces/${w.id}`, { plan: 'enterprise' });
+    await h.adminClient.updateWorkspace({ params: { id: w.id }, body: { plan: 'enterprise' } });
     assert.equal((await viaOther()).statusCode, 200);
   });
 
@@ -125,7 +125,7 @@ describe('revocation, expiry and plan changes take effect on the next request, o
         payload,
       });
     assert.equal((await write(JSON.stringify({ name: 'Before revocation' }))).statusCode, 201); // cached now
-    assert.equal((await h.admin('POST', `/admin/api-keys/${key.id}/revoke`)).status, 200);
+    await h.adminClient.revokeApiKey({ params: { id: key.id } });
     const reused = crypto.randomUUID();
     const refused = await write(JSON.stringify({ name: 'After revocation' }), reused);
     assert.equal(refused.statusCode, 401, refused.body);
@@ -158,7 +158,7 @@ describe('revocation, expiry and plan changes take effect on the next request, o
         }),
       });
     assert.equal((await write('before')).statusCode, 200);
-    await h.admin('PATCH', `/admin/workspaces/${w.id}`, { plan: 'business' });
+    await h.adminClient.updateWorkspace({ params: { id: w.id }, body: { plan: 'business' } });
     const refused = await write('after');
     assert.equal(refused.statusCode, 403, refused.body);
     assert.equal(JSON.parse(refused.body).error.code, 'plan_upgrade_required');
