@@ -27,7 +27,6 @@ registerImportCollection({
   name: 'assessments',
   resource: Assessment,
   refs: { supplier_id: 'suppliers' },
-  defaults: { status: 'draft', validity_days: 365 },
   internalColumns: ['completion_emitted_at'],
   // An assessment imported as completed has already completed: it never emits assessment.completed.
   normalize(record) {

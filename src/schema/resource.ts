@@ -42,6 +42,11 @@ export interface Resource<F extends Record<string, FieldSpec> = Record<string, F
   hasPii: boolean;
   /** The `initial` value of each field that has one. */
   initials: Record<string, unknown>;
+  /**
+   * The column list of an INSERT of these stored fields, in this order: the names are the fields' own (typed),
+   * so a write cannot name a column the resource does not define. Tenant and internal columns come before it.
+   */
+  columnList(...names: (keyof F & string)[]): string;
   /** `json_build_object(...)::text` over alias `alias`, with or without the personal fields. */
   json(alias: string, options: { pii: boolean }): string;
   /**
@@ -115,6 +120,12 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
     schema,
     columns: entries.filter(([, spec]) => spec.sql === undefined).map(([name]) => name),
     hasPii: entries.some(([, spec]) => spec.pii),
+    columnList(...names) {
+      for (const name of names)
+        if (definition.fields[name]?.sql !== undefined)
+          throw new Error(`${definition.name}.${name} is computed: it is not a column`);
+      return names.join(', ');
+    },
     initials: Object.fromEntries(
       entries.filter(([, spec]) => 'initial' in spec).map(([name, spec]) => [name, spec.initial]),
     ),

@@ -56,6 +56,16 @@ const quotaExceeded = (quota: number) =>
     assessment_quota: quota,
   });
 
+const INSERTED = Assessment.columnList(
+  'id',
+  'supplier_id',
+  'assessment_type',
+  'status',
+  'vendor_profile',
+  'deadline',
+  'validity_days',
+);
+
 const createAssessment = route({
   method: 'POST',
   url: '/assessments',
@@ -114,16 +124,16 @@ const createAssessment = route({
 
     const id = randomUUID();
     await ctx.tenant.query(
-      `insert into assessments (workspace_id, id, supplier_id, assessment_type, status, vendor_profile, deadline,
-                                validity_days, via_api)
-       values ($ws, $1, $2, $3, 'draft', $4, $5::timestamptz, $6, true)`,
+      `insert into assessments (workspace_id, via_api, ${INSERTED})
+       values ($ws, true, $1, $2, $3, $4, $5, $6::timestamptz, $7)`,
       [
         id,
         input.supplier_id,
         input.assessment_type,
+        Assessment.fields.status.initial,
         supplier.vendor_profile,
         input.deadline ?? null,
-        input.validity_days ?? 365,
+        input.validity_days ?? Assessment.fields.validity_days.initial,
       ],
     );
     await ctx.audit(

@@ -48,6 +48,24 @@ function duplicateDomain(existingId: string, domain: string): ApiError {
   });
 }
 
+// An API-created supplier's source is always `import` and its status `pending` (decision 41; imports default
+// to `active`, P7), hence the literals after the request's values.
+const INSERTED = Supplier.columnList(
+  'id',
+  'name',
+  'domain',
+  'email',
+  'industry',
+  'size',
+  'country',
+  'criticality',
+  'risk_group',
+  'vendor_profile',
+  'tags',
+  'source',
+  'status',
+);
+
 const createSupplier = route({
   method: 'POST',
   url: '/suppliers',
@@ -79,8 +97,7 @@ const createSupplier = route({
     // in the 409, and the audit entry goes with the rest of the work (the idempotent write's savepoint).
     const [[created]] = await Promise.all([
       ctx.tenant.queryArrays(
-        `insert into suppliers as t (workspace_id, id, name, domain, email, industry, size, country, criticality,
-                                     risk_group, vendor_profile, tags, source, status)
+        `insert into suppliers as t (workspace_id, ${INSERTED})
          values ($ws, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], 'import', 'pending')
          on conflict (workspace_id, domain) where domain is not null do nothing
          returning ${full.sql}, ${withoutPii.sql}`,
