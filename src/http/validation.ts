@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type addFormatsModule from 'ajv-formats';
 import type { fullFormats as FullFormats } from 'ajv-formats/dist/formats.js';
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { invalidRequest, validationFailed } from './errors.js';
 
 const STRICT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -294,4 +294,12 @@ export function checker(schema: TSchema): (value: unknown) => Record<string, str
     const problems = problemsOf(compile('body', schema), value);
     return problems.length > 0 ? byPath(problems) : null;
   };
+}
+
+/** The same check as `checker`, as a type guard: a value it accepts is the schema's static type. */
+export function guard<S extends TSchema>(
+  schema: S,
+): { problems(value: unknown): Record<string, string> | null; accepts(value: unknown): value is Static<S> } {
+  const problems = checker(schema);
+  return { problems, accepts: (value): value is Static<S> => problems(value) === null };
 }

@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import { validationFailed } from '../../http/errors.js';
 import { fieldFilters, listRoute, NEWEST_FIRST } from '../../http/list.js';
 import { type RouteDef, route } from '../../http/route.js';
-import { bodyChecker, checker } from '../../http/validation.js';
+import { bodyChecker, guard } from '../../http/validation.js';
 import {
   Asset,
   AssetUpsert,
@@ -39,7 +39,7 @@ const listAssets = listRoute({
 });
 
 const checkEnvelope = bodyChecker(AssetUpsertEnvelope);
-const checkItem = checker(AssetUpsertItem);
+const assetItem = guard(AssetUpsertItem);
 
 type UpsertItem = Static<typeof AssetUpsertItem>;
 
@@ -49,12 +49,11 @@ interface Skipped {
   reason: string;
 }
 
-/** Why an item cannot be written on its own, or null when it can. */
-function itemProblem(item: unknown, index: number): string | null {
+/** Why an item cannot be written on its own (it is not a valid AssetUpsertItem). */
+function itemProblem(item: unknown, index: number): string {
   if (item === null || typeof item !== 'object' || Array.isArray(item))
     return `assets[${index}] is not a JSON object.`;
-  const problems = checkItem(item);
-  if (!problems) return null;
+  const problems = assetItem.problems(item) ?? {};
   const list = Object.entries(problems).map(([name, message]) => `${name} ${message}`);
   return `assets[${index}] is invalid: ${list.join('; ')}.`;
 }
@@ -65,20 +64,21 @@ function triageItems(items: readonly unknown[]): { valid: UpsertItem[]; skipped:
   const skipped: Skipped[] = [];
   const firstIndex = new Map<string, number>();
   items.forEach((item, index) => {
-    const raw = (item as { external_id?: unknown } | null)?.external_id;
+    const raw = typeof item === 'object' && item !== null && 'external_id' in item ? item.external_id : null;
     const externalId = typeof raw === 'string' ? raw : null;
-    let reason = itemProblem(item, index);
-    // Two items for one asset in one batch: the first is applied, later ones are reported, never merged.
-    const first = externalId === null ? undefined : firstIndex.get(externalId);
-    if (!reason && first !== undefined)
-      reason = `assets[${index}] repeats the external_id of assets[${first}], which was applied instead.`;
-    if (reason) {
-      skipped.push({ index, external_id: externalId, reason });
-    } else {
-      firstIndex.set(externalId as string, index);
-      // itemProblem found none: checkItem validated it against AssetUpsertItem.
-      valid.push(item as UpsertItem);
+    if (!assetItem.accepts(item)) {
+      skipped.push({ index, external_id: externalId, reason: itemProblem(item, index) });
+      return;
     }
+    // Two items for one asset in one batch: the first is applied, later ones are reported, never merged.
+    const first = firstIndex.get(item.external_id);
+    if (first !== undefined) {
+      const reason = `assets[${index}] repeats the external_id of assets[${first}], which was applied instead.`;
+      skipped.push({ index, external_id: externalId, reason });
+      return;
+    }
+    firstIndex.set(item.external_id, index);
+    valid.push(item);
   });
   return { valid, skipped };
 }
