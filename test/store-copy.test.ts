@@ -14,7 +14,7 @@ import pg from 'pg';
 import type { RouteDef } from '../src/http/route.js';
 import { connect } from '../src/management/cli/transport.js';
 import { publicRoutes } from '../src/resources/index.js';
-import { storeTables, tableChecks } from '../src/storage/copy.js';
+import { storeTables, tableChecks, tablesWithRows } from '../src/storage/copy.js';
 import { openPostgres } from '../src/storage/db.js';
 import { lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations } from '../src/storage/migrations.js';
@@ -287,6 +287,39 @@ describe('store copy: embedded store to PostgreSQL', { skip: needsServer }, () =
       /^error: The target is not empty: .*workspaces.* Copy into a new, empty database\.\n/,
     );
     assert.deepEqual(await checksOf(target.url), before);
+  });
+
+  test('a failure during the copy keeps nothing: the target is left empty; its own triggers do not fire', async () => {
+    const other = await createDatabase();
+    try {
+      const migrated = await tprm(['migrate'], { DATABASE_URL: other.url });
+      assert.equal(migrated.code, 0, migrated.stderr);
+      const client = new pg.Client({ connectionString: other.url });
+      await client.connect();
+      try {
+        // A trigger that would refuse every supplier (suppliers are copied early): the copy disables it. Then a
+        // constraint that refuses the PDFs (copied late): the copy fails after writing other tables.
+        await client.query(`create function refuse_supplier() returns trigger language plpgsql as
+          $$ begin raise exception 'the trigger fired'; end $$`);
+        await client.query(
+          'create trigger refuse_supplier before insert on suppliers for each row execute function refuse_supplier()',
+        );
+        await client.query('alter table stored_objects add constraint refuse_copy check (false) not valid');
+      } finally {
+        await client.end();
+      }
+      const run = await tprm(['store', 'copy', '--from', dataDir, '--to', other.url]);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^error: The copy failed; nothing it wrote was kept: .*"refuse_copy"/);
+      const db = await openPostgres(other.url, { max: 1 });
+      try {
+        assert.deepEqual(await tablesWithRows(db), []);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await other.drop();
+    }
   });
 });
 

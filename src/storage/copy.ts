@@ -21,6 +21,8 @@ export interface StoreTable {
   identity: boolean;
   /** The tables its foreign keys point to (itself excluded). */
   references: string[];
+  /** Whether it has triggers of its own (not the ones PostgreSQL makes for foreign keys). */
+  triggers: boolean;
 }
 
 export interface TableCheck {
@@ -57,6 +59,7 @@ export async function storeTables(db: Queryable): Promise<StoreTable[]> {
     name: string;
     columns: { name: string; type: string; generated: boolean; identity: boolean }[];
     refs: string[] | null;
+    triggers: boolean;
   }>(
     `select c.relname as name,
             (select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
@@ -66,7 +69,8 @@ export async function storeTables(db: Queryable): Promise<StoreTable[]> {
               where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped) as columns,
             (select array_agg(distinct p.relname::text)
                from pg_constraint f join pg_class p on p.oid = f.confrelid
-              where f.conrelid = c.oid and f.contype = 'f' and f.confrelid <> c.oid) as refs
+              where f.conrelid = c.oid and f.contype = 'f' and f.confrelid <> c.oid) as refs,
+            exists (select 1 from pg_trigger g where g.tgrelid = c.oid and not g.tgisinternal) as triggers
        from pg_class c
       where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and c.relname <> $1
       order by c.relname`,
@@ -80,6 +84,7 @@ export async function storeTables(db: Queryable): Promise<StoreTable[]> {
         columns: row.columns.map(({ name, type, generated }) => ({ name, type, generated })),
         identity: row.columns.some((column) => column.identity),
         references: row.refs ?? [],
+        triggers: row.triggers,
       },
     ]),
   );
@@ -221,6 +226,10 @@ export async function copyStore(
 
   const checks = await target.transaction(async (tx) => {
     for (const statement of TEXT_SETTINGS) await tx.query(statement.replace(/^set /, 'set local '));
+    // A large table's checksum may take longer than the connection's statement timeout; a lock held by a
+    // process already using the target must not make the copy wait forever.
+    await tx.query('set local statement_timeout = 0');
+    await tx.query("set local lock_timeout = '10s'");
     // Nothing else (a server started on the target too soon) writes to the tables until the copy commits.
     if (tables.length > 0)
       await tx.query(
@@ -228,6 +237,12 @@ export async function copyStore(
       );
     const late = await tablesWithRows(tx);
     if (late.length > 0) throw new StoreCopyError(`The target received rows meanwhile: ${late.join(', ')}.`);
+    // Rows arrive as they were, as pg_dump's --disable-triggers restores them: a trigger is for live writes
+    // (one that stamps or chains a row would change what the checksum then compares).
+    const triggered = tables
+      .filter((table) => targetTables.get(table.name)?.triggers)
+      .map((table) => quoteIdent(table.name));
+    for (const name of triggered) await tx.query(`alter table ${name} disable trigger user`);
     const total = expected.reduce((sum, check) => sum + check.rows, 0);
     let before = 0;
     options.progress?.(0, total);
@@ -245,6 +260,7 @@ export async function copyStore(
         state?.called,
       ]);
     }
+    for (const name of triggered) await tx.query(`alter table ${name} enable trigger user`);
     const copied = await tableChecks(tx, tables);
     const wrong = copied.filter(
       (check, index) => check.rows !== expected[index]?.rows || check.checksum !== expected[index]?.checksum,

@@ -1,11 +1,12 @@
 // The store itself, offline: `store copy` moves the embedded store of a DATA_DIR to a PostgreSQL server.
 import type { Command } from 'commander';
+import type { CopyReport } from '../../../storage/copy.js';
 import { act, type Io } from '../command.js';
 import { openDataDir, openServer } from '../database.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
 import { print, table } from '../output.js';
-import { progress } from '../progress.js';
+import { type Progress, progress } from '../progress.js';
 
 interface CopyOptions {
   from?: string;
@@ -38,8 +39,8 @@ ${examples([
 }
 
 async function copyStore(io: Io, opts: CopyOptions): Promise<void> {
-  const dataDir = opts.from ?? process.env.DATA_DIR ?? './data';
-  const url = opts.to ?? process.env.DATABASE_URL;
+  const dataDir = opts.from || process.env.DATA_DIR || './data';
+  const url = opts.to || process.env.DATABASE_URL;
   if (!url) throw new CliError('Name the target database: --to postgres://… (or set DATABASE_URL).');
   if (!/^postgres(ql)?:\/\//.test(url))
     throw new CliError('--to must be a postgres:// or postgresql:// URL.');
@@ -48,18 +49,23 @@ async function copyStore(io: Io, opts: CopyOptions): Promise<void> {
   try {
     const target = await openServer(url);
     try {
-      let bar: ReturnType<typeof progress> | undefined;
-      const report = await storage
-        .copyStore(source.db, target.db, {
+      let bar: Progress | undefined;
+      let report: CopyReport;
+      try {
+        report = await storage.copyStore(source.db, target.db, {
           progress: (copied, total) => {
             bar ??= progress(total, { task: 'copy', unit: 'rows' });
             bar.update(copied);
           },
-        })
-        .finally(() => bar?.stop(true))
-        .catch((error: Error) => {
-          throw error instanceof storage.StoreCopyError ? new CliError(error.message) : error;
         });
+        bar?.stop(true);
+      } catch (error) {
+        bar?.stop(false);
+        if (error instanceof storage.StoreCopyError) throw new CliError(error.message);
+        // Whatever failed inside the copy's transaction (a row the target refused, a lost connection) was
+        // rolled back with it.
+        throw new CliError(`The copy failed; nothing it wrote was kept: ${(error as Error).message}`);
+      }
       const result = { from: source.target, to: target.target, ...report, verified: true };
       print(io, result, () => {
         const rows = report.tables.map((check) => ({ ...check, verified: 'ok' }));
