@@ -14,7 +14,7 @@ import pg from 'pg';
 import type { RouteDef } from '../src/http/route.js';
 import { connect } from '../src/management/cli/transport.js';
 import { publicRoutes } from '../src/resources/index.js';
-import { storeTables, tableChecks, tablesWithRows } from '../src/storage/copy.js';
+import { BATCH_MAX_ROWS, storeTables, tableChecks, tablesWithRows } from '../src/storage/copy.js';
 import { openPostgres } from '../src/storage/db.js';
 import { lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations } from '../src/storage/migrations.js';
@@ -252,6 +252,8 @@ describe('store copy: embedded store to PostgreSQL', { skip: needsServer }, () =
       assert.ok((rows[table] ?? 0) > 0, `${table} has rows`);
     for (const table of ['audit_logs', 'stored_objects', 'idempotency_keys', 'service_settings'])
       assert.ok((rows[table] ?? 0) > 0, `${table} has rows`);
+    // A table larger than one batch: its rows come in several, each continuing where the last stopped.
+    assert.ok((rows.gaps ?? 0) > BATCH_MAX_ROWS, `gaps: ${rows.gaps} rows`);
   });
 
   test('the service on PostgreSQL answers every list as it did on the embedded store; the demo key, the PDF and the idempotency record work', async () => {

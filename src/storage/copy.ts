@@ -50,7 +50,8 @@ const TEXT_SETTINGS = [
 
 /** A batch of rows carries about this much text (bytea as hex), so PDFs do not fill the memory. */
 const BATCH_TEXT_BYTES = 8 * 1024 * 1024;
-const BATCH_MAX_ROWS = 1000;
+/** At most this many rows per batch (exported for the test that copies a table in several). */
+export const BATCH_MAX_ROWS = 500;
 
 /** The tables of the current schema (the migrations table excluded), parents before the tables that refer to
  * them, so that inserting in this order satisfies every foreign key. */
