@@ -3,25 +3,27 @@
 // every failed delivery of an endpoint in a time range, and read an endpoint's recent attempts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
-import { type TSchema, Type } from 'typebox';
+import { type TProperties, type TSchema, Type } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
 import { checkWebhookUrl } from '../../events/address-policy.js';
-import { DELIVERY_CHANNEL } from '../../events/outbox.js';
+import { DELIVERY_CHANNEL, storeEvent } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
 import { dataList, type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';
 import { listOf } from '../../management/schemas.js';
-import { DateTime } from '../../schema/fields.js';
+import { DateTime, type WebhookEvent } from '../../schema/fields.js';
 import { recordAudit } from '../../storage/audit.js';
 import type { Queryable } from '../../storage/db.js';
 import {
   EndpointReplay,
   SecretRotation,
+  TestEventRequest,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointCreate,
   WebhookEndpointPatch,
+  WebhookEventPayloads,
 } from './schema.js';
 
 const endpointJson = WebhookEndpoint.json('t', { pii: true });
@@ -84,7 +86,9 @@ async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointIn
     const [row] = await tx.query<{ workspace_id: string }>(
       `update webhook_endpoints set url = coalesce($2, url), events = coalesce($3::text[], events),
               description = case when $4::boolean then $5 else description end,
-              enabled = coalesce($6, enabled), updated_at = now()
+              enabled = coalesce($6, enabled), updated_at = now(),
+              -- Re-enabling starts afresh: the failures before the pause do not count towards disabling (P83).
+              failing_since = case when $6 and not enabled then null else failing_since end
         where id = $1 returning workspace_id`,
       [
         id,
@@ -261,6 +265,50 @@ async function replayEndpoint(
   });
 }
 
+/**
+ * A payload's `data` for a test event (P81), from the event's own schema: the first value of each enumeration,
+ * the nil uuid for each id (no record of the workspace is named), so it validates like a real one.
+ */
+function exampleValue(schema: TSchema): unknown {
+  const s = schema as TSchema & { enum?: unknown[]; anyOf?: TSchema[]; format?: string; properties?: TProperties };
+  if (s.enum) return s.enum[0];
+  if (s.anyOf) return exampleValue(s.anyOf.find((branch) => (branch as { type?: string }).type !== 'null') ?? s);
+  if (s.properties) return Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, exampleValue(v)]));
+  if (s.format === 'uuid') return NIL_UUID;
+  throw new Error(`no example for schema ${JSON.stringify(schema)}`);
+}
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+async function sendTestEvent(op: Operator, endpointId: string, input: { event_type: WebhookEvent }): Promise<string> {
+  return op.db.transaction(async (tx) => {
+    const [endpoint] = await tx.query<{ workspace_id: string }>(
+      'select workspace_id from webhook_endpoints where id = $1',
+      [endpointId],
+    );
+    if (!endpoint) throw notFound('webhook endpoint');
+    await endpointState(tx, endpoint.workspace_id, endpointId);
+    const payload = WebhookEventPayloads[input.event_type] as TSchema & { properties: TProperties };
+    const data = exampleValue(payload.properties.data as TSchema) as Record<string, unknown>;
+    const event = await storeEvent(tx, endpoint.workspace_id, input.event_type, data, { test: true });
+    const [attempt] = await tx.query<{ j: string }>(
+      `insert into webhook_deliveries as t
+              (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at)
+       values ($1, gen_random_uuid(), $2, $3, $4, 1, 'pending', clock_timestamp())
+       returning ${deliveryJson} as j`,
+      [endpoint.workspace_id, endpointId, event.id, input.event_type],
+    );
+    await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
+    await recordAudit(tx, {
+      ...systemActor(op, endpoint.workspace_id),
+      action: 'webhook_endpoint.test_sent',
+      targetType: 'webhook_endpoint',
+      targetId: endpointId,
+      metadata: { event_type: input.event_type, event_id: event.id },
+    });
+    return (attempt as { j: string }).j;
+  });
+}
+
 async function listEndpoints(q: Queryable, workspaceId: string): Promise<string> {
   await requireWorkspace(q, workspaceId);
   const rows = await q.query<{ j: string }>(
@@ -387,6 +435,22 @@ export const webhooksAdmin = {
     response: listOf(WebhookDelivery.schema),
     errors: [404],
     handler: ({ op }, { params }) => recentAttempts(op.db, params.id),
+  }),
+  sendWebhookTestEvent: adminRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/test',
+    tag: TAG,
+    summary: 'Send a signed test event of any type to this endpoint alone, now',
+    description:
+      'The payload has the event type\'s shape, with the workspace as `organization_id` and the nil uuid for ' +
+      'every id in `data`. One attempt, due at once, listed with `test: true`; never retried, never sent to ' +
+      'another endpoint, not counted in the metrics and no part of the endpoint\'s failing state. 409 ' +
+      '`endpoint_disabled` while the endpoint is disabled.',
+    status: 201,
+    body: TestEventRequest,
+    response: WebhookDelivery.schema,
+    errors: [404, 409, 422],
+    handler: ({ op }, { params, body }) => sendTestEvent(op, params.id, body),
   }),
   replayWebhookDelivery: adminRoute({
     method: 'POST',
