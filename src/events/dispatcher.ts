@@ -503,7 +503,8 @@ export class Dispatcher {
     const logger = this.options.logger;
     // A test is one attempt that an operator is watching: its failure is no incident.
     if (attempt.test) logger.warn(fields, 'webhook test attempt failed');
-    else if (failure.status === 'exhausted') logger.error(fields, 'webhook delivery exhausted: no retry left');
+    else if (failure.status === 'exhausted')
+      logger.error(fields, 'webhook delivery exhausted: no retry left');
     else logger.warn(fields, 'webhook attempt failed; a retry is scheduled');
     if (failure.disabledFailingSince) {
       this.options.metrics?.webhookDisabled.inc();

@@ -270,16 +270,27 @@ async function replayEndpoint(
  * the nil uuid for each id (no record of the workspace is named), so it validates like a real one.
  */
 function exampleValue(schema: TSchema): unknown {
-  const s = schema as TSchema & { enum?: unknown[]; anyOf?: TSchema[]; format?: string; properties?: TProperties };
+  const s = schema as TSchema & {
+    enum?: unknown[];
+    anyOf?: TSchema[];
+    format?: string;
+    properties?: TProperties;
+  };
   if (s.enum) return s.enum[0];
-  if (s.anyOf) return exampleValue(s.anyOf.find((branch) => (branch as { type?: string }).type !== 'null') ?? s);
-  if (s.properties) return Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, exampleValue(v)]));
+  if (s.anyOf)
+    return exampleValue(s.anyOf.find((branch) => (branch as { type?: string }).type !== 'null') ?? s);
+  if (s.properties)
+    return Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, exampleValue(v)]));
   if (s.format === 'uuid') return NIL_UUID;
   throw new Error(`no example for schema ${JSON.stringify(schema)}`);
 }
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-async function sendTestEvent(op: Operator, endpointId: string, input: { event_type: WebhookEvent }): Promise<string> {
+async function sendTestEvent(
+  op: Operator,
+  endpointId: string,
+  input: { event_type: WebhookEvent },
+): Promise<string> {
   return op.db.transaction(async (tx) => {
     const [endpoint] = await tx.query<{ workspace_id: string }>(
       'select workspace_id from webhook_endpoints where id = $1',
@@ -442,9 +453,9 @@ export const webhooksAdmin = {
     tag: TAG,
     summary: 'Send a signed test event of any type to this endpoint alone, now',
     description:
-      'The payload has the event type\'s shape, with the workspace as `organization_id` and the nil uuid for ' +
+      "The payload has the event type's shape, with the workspace as `organization_id` and the nil uuid for " +
       'every id in `data`. One attempt, due at once, listed with `test: true`; never retried, never sent to ' +
-      'another endpoint, not counted in the metrics and no part of the endpoint\'s failing state. 409 ' +
+      "another endpoint, not counted in the metrics and no part of the endpoint's failing state. 409 " +
       '`endpoint_disabled` while the endpoint is disabled.',
     status: 201,
     body: TestEventRequest,

@@ -45,7 +45,7 @@ export const WebhookDelivery = defineResource({
   description:
     'One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is ' +
     'the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or ' +
-    '`exhausted` (no retry left; the event\'s latest attempt to the endpoint, and none once a replay ' +
+    "`exhausted` (no retry left; the event's latest attempt to the endpoint, and none once a replay " +
     'delivered it). `created_at` is when the attempt was scheduled (a retry: when the attempt ' +
     'before it failed); `updated_at` its last change of status.',
   fields: {
