@@ -411,6 +411,38 @@ describe('webhook endpoints', () => {
     assert.match(missing.stderr, /--from/);
   });
 
+  test('endpoints test sends a test event of the type given to that endpoint (P81)', async () => {
+    const ws = await newWorkspace();
+    const created = await ok([
+      'endpoints',
+      'create',
+      ws.id,
+      '--url',
+      'https://hooks.example.com/t',
+      '--events',
+      'alert.created',
+      '--json',
+    ]);
+    const id = created.json.id as string;
+    const sent = await ok(['endpoints', 'test', id, '--event', 'report.ready', '--json']);
+    assert.equal(sent.json.endpoint_id, id);
+    assert.equal(sent.json.event_type, 'report.ready');
+    assert.equal(sent.json.test, true);
+    assert.equal(sent.json.status, 'pending');
+    const human = await ok(['endpoints', 'test', id, '--event', 'alert.created']);
+    assert.match(human.stdout, /^test +true$/m);
+    const listed = await ok(['endpoints', 'deliveries', id, '--json']);
+    assert.equal(listed.json.data.length, 2);
+    for (const args of [
+      ['endpoints', 'test', id],
+      ['endpoints', 'test', id, '--event', 'supplier.created'],
+    ]) {
+      const refused = await tprm(args);
+      assert.equal(refused.code, 2, args.join(' '));
+      assert.match(refused.stderr, /--event/);
+    }
+  });
+
   test('an http:// URL is refused with the field message (WEBHOOK_ALLOW_INSECURE_URLS false)', async () => {
     const ws = await newWorkspace();
     const run = await tprm([

@@ -51,7 +51,7 @@ function registerCommands(endpoints: Command): void {
       act<[workspaceId: string]>(async (io, [id]) => {
         const page = await io.admin.listWebhookEndpoints({ params: { id } });
         print(io, page, () =>
-          table(page.data, ['id', 'url', 'events', 'enabled', 'failing_since', 'description', 'created_at']),
+          table(page.data, ['id', 'url', 'events', 'enabled', 'description', 'created_at']),
         );
       }),
     );
@@ -155,13 +155,13 @@ function deliveryCommands(program: Command, endpoints: Command): void {
             'attempted_at',
             'event_type',
             'attempt',
-            'test',
             'status',
             'response_status',
             'duration_ms',
             'error',
             'id',
             'event_id',
+            'test',
           ]),
         );
       }),
