@@ -3,6 +3,8 @@
 // claim the same row), sends them with no transaction open, and records each outcome in another short
 // transaction that also schedules the retry. A claim is a lease: if its worker dies, the attempt becomes
 // claimable again when the lease expires and is sent again (at-least-once; the event_id does not change).
+// Recording an outcome also keeps the endpoint's failing state, which disables an endpoint whose attempts have
+// all failed for WEBHOOK_DISABLE_AFTER (P83), and logs and counts the attempt (P82).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -222,15 +224,15 @@ function recordFailure(
   options: { retryDelaysMs: readonly number[]; disableAfterMs: number },
 ): Promise<Failure | null> {
   return db.transaction(async (tx) => {
-    // A manual replay or a test is one attempt; a deleted endpoint gets no retry.
-    const [endpoint] = await tx.query<{ present: boolean }>(
-      `select exists (select 1 from webhook_endpoints e join webhook_deliveries d
-                        on e.workspace_id = d.workspace_id and e.id = d.endpoint_id
-                       where d.workspace_id = $1 and d.id = $2) as present`,
-      [attempt.workspace_id, attempt.id],
+    // A manual replay or a test is one attempt; a deleted endpoint gets no retry. The endpoint's row stays
+    // locked until commit: a deletion running now either waits and then drops the retry scheduled here with
+    // the other pending attempts, or commits first and is seen here.
+    const [endpoint] = await tx.query(
+      'select 1 from webhook_endpoints where workspace_id = $1 and id = $2 for no key update',
+      [attempt.workspace_id, attempt.endpoint_id],
     );
     const delay =
-      attempt.replay || attempt.test || !endpoint?.present
+      attempt.replay || attempt.test || !endpoint
         ? null
         : nextRetryDelay(attempt.attempt, options.retryDelaysMs);
     const status: DeliveryStatus = delay === null ? 'exhausted' : 'failed';

@@ -1,6 +1,7 @@
 // Management of webhook endpoints (management-api.md) and the delivery operations of decision P30-P33:
 // register, change and delete endpoints, rotate a signing secret with an overlap, replay one delivery or
-// every failed delivery of an endpoint in a time range, and read an endpoint's recent attempts.
+// every failed delivery of an endpoint in a time range, read an endpoint's recent attempts, and send one
+// endpoint a test event (P81).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { type TProperties, type TSchema, Type } from 'typebox';
