@@ -192,6 +192,17 @@ async function endpointState(tx: Queryable, workspaceId: string, endpointId: str
   }
 }
 
+/** The workspace of an endpoint that may be sent to now: 404 when there is none, 409 while it is disabled. */
+async function sendableEndpoint(tx: Queryable, endpointId: string): Promise<string> {
+  const [endpoint] = await tx.query<{ workspace_id: string }>(
+    'select workspace_id from webhook_endpoints where id = $1',
+    [endpointId],
+  );
+  if (!endpoint) throw notFound('webhook endpoint');
+  await endpointState(tx, endpoint.workspace_id, endpointId);
+  return endpoint.workspace_id;
+}
+
 async function replayDelivery(op: Operator, deliveryId: string): Promise<string> {
   return op.db.transaction(async (tx) => {
     const [source] = await tx.query<{ workspace_id: string; endpoint_id: string; event_id: string }>(
@@ -236,12 +247,7 @@ async function replayEndpoint(
     throw validationFailed({ to: 'must not be before from' });
   }
   return op.db.transaction(async (tx) => {
-    const [endpoint] = await tx.query<{ workspace_id: string }>(
-      'select workspace_id from webhook_endpoints where id = $1',
-      [endpointId],
-    );
-    if (!endpoint) throw notFound('webhook endpoint');
-    await endpointState(tx, endpoint.workspace_id, endpointId);
+    const workspaceId = await sendableEndpoint(tx, endpointId);
     // Every event whose delivery failed in the range (an attempt failed or exhausted then) and that is
     // neither delivered since nor still due or in flight.
     const replays = await insertReplays(
@@ -253,10 +259,10 @@ async function replayEndpoint(
        having bool_or(d.status in ('failed', 'exhausted') and d.attempted_at >= $3::timestamptz
                       and ($4::timestamptz is null or d.attempted_at <= $4::timestamptz))
           and not bool_or(d.status in ('pending', 'delivering', 'delivered'))`,
-      [endpoint.workspace_id, endpointId, input.from, input.to ?? null],
+      [workspaceId, endpointId, input.from, input.to ?? null],
     );
     await recordAudit(tx, {
-      ...systemActor(op, endpoint.workspace_id),
+      ...systemActor(op, workspaceId),
       action: 'webhook_endpoint.deliveries_replayed',
       targetType: 'webhook_endpoint',
       targetId: endpointId,
@@ -293,25 +299,20 @@ async function sendTestEvent(
   input: { event_type: WebhookEvent },
 ): Promise<string> {
   return op.db.transaction(async (tx) => {
-    const [endpoint] = await tx.query<{ workspace_id: string }>(
-      'select workspace_id from webhook_endpoints where id = $1',
-      [endpointId],
-    );
-    if (!endpoint) throw notFound('webhook endpoint');
-    await endpointState(tx, endpoint.workspace_id, endpointId);
+    const workspaceId = await sendableEndpoint(tx, endpointId);
     const payload = WebhookEventPayloads[input.event_type] as TSchema & { properties: TProperties };
     const data = exampleValue(payload.properties.data as TSchema) as Record<string, unknown>;
-    const event = await storeEvent(tx, endpoint.workspace_id, input.event_type, data, { test: true });
+    const event = await storeEvent(tx, workspaceId, input.event_type, data, { test: true });
     const [attempt] = await tx.query<{ j: string }>(
       `insert into webhook_deliveries as t
               (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at)
        values ($1, gen_random_uuid(), $2, $3, $4, 1, 'pending', clock_timestamp())
        returning ${deliveryJson} as j`,
-      [endpoint.workspace_id, endpointId, event.id, input.event_type],
+      [workspaceId, endpointId, event.id, input.event_type],
     );
     await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
     await recordAudit(tx, {
-      ...systemActor(op, endpoint.workspace_id),
+      ...systemActor(op, workspaceId),
       action: 'webhook_endpoint.test_sent',
       targetType: 'webhook_endpoint',
       targetId: endpointId,
