@@ -369,6 +369,7 @@ describe('GET /webhook-endpoints and GET /webhook-deliveries (scope webhooks:rea
       'description',
       'enabled',
       'events',
+      'failing_since',
       'id',
       'updated_at',
       'url',
@@ -395,6 +396,7 @@ describe('GET /webhook-endpoints and GET /webhook-deliveries (scope webhooks:rea
       'attempt',
       'attempted_at',
       'created_at',
+      'duration_ms',
       'endpoint_id',
       'error',
       'event_id',
@@ -404,6 +406,7 @@ describe('GET /webhook-endpoints and GET /webhook-deliveries (scope webhooks:rea
       'response_body',
       'response_status',
       'status',
+      'test',
       'updated_at',
     ]);
     assert.equal(rows[0]?.response_body, 'ok');
