@@ -684,7 +684,7 @@ describe('the built package', () => {
     writeFileSync(join(consumer, 'cjs.cjs'), probe("const sdk = require('@tprm/client');"));
     for (const file of ['esm.mjs', 'cjs.cjs']) {
       const out = JSON.parse(execFileSync(process.execPath, [join(consumer, file)], { encoding: 'utf8' }));
-      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 21 }, file);
+      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 22 }, file);
     }
     // The two builds are what the exports map names.
     const esm = await import(join(SDK_DIR, 'dist/esm/index.js'));

@@ -1,22 +1,14 @@
 // The `tprm` program: global options, help, version, and the command groups.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
+import { mcpCommand } from './commands/mcp.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { examples } from './options.js';
 import { DEFAULT_ADMIN_URL } from './transport.js';
-
-/** The version of the package this file belongs to: the nearest package.json above it (from src/ or dist/). */
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-}
+import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('tprm')
@@ -53,5 +45,6 @@ ${examples([
   webhookCommands(program);
   dataCommands(program);
   lifecycleCommands(program);
+  mcpCommand(program);
   return program;
 }
