@@ -12,14 +12,8 @@ import {
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { TprmClient } from '../../sdk/src/index.js';
+import { isLoopback, MCP_PATH } from './address.js';
 import { createMcpServer } from './server.js';
-
-export const MCP_PATH = '/mcp';
-
-const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]', '::1'];
-
-export const isLoopback = (host: string): boolean =>
-  LOOPBACK_HOSTS.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 export interface HttpOptions {
   host: string;

@@ -1,10 +1,9 @@
 // `tprm mcp`: the read-only MCP server for AI agents (src/mcp/), on stdio or Streamable HTTP, talking to the
-// public API with an API key through the SDK. It needs neither the management API nor a database.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+// public API with an API key through the SDK. It needs neither the management API nor a database. The MCP
+// SDK (and the ajv it brings) is loaded when the command runs, not at every start of the CLI.
 import { type Command, Option } from 'commander';
 import { createClient } from '../../../../sdk/src/index.js';
-import { isLoopback, MCP_PATH, serveHttp } from '../../../mcp/http.js';
-import { createMcpServer } from '../../../mcp/server.js';
+import { isLoopback, MCP_PATH } from '../../../mcp/address.js';
 import { CliError } from '../errors.js';
 import { examples, integer } from '../options.js';
 import { packageVersion } from '../version.js';
@@ -59,6 +58,7 @@ ${examples([
             `Refusing to serve the configured API key on ${opts.host}: on a non-loopback address, unset ` +
               'TPRM_API_KEY (and --api-key) so that each client sends its own key.',
           );
+        const { serveHttp } = await import('../../../mcp/http.js');
         const { server, url } = await serveHttp({
           host: opts.host,
           port: opts.port,
@@ -72,6 +72,10 @@ ${examples([
       }
       const client = clientFor(configuredKey);
       if (!client) throw new CliError('No API key: set TPRM_API_KEY (or pass --api-key).');
+      const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+        import('../../../mcp/server.js'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+      ]);
       const server = createMcpServer(client, version);
       await server.connect(new StdioServerTransport());
       // The client ends the session by closing our stdin.
