@@ -27,6 +27,7 @@ Environment:
   ADMIN_URL      management API origin, default ${DEFAULT_ADMIN_URL}
   ADMIN_TOKEN    bearer token of the management API (printed once by the server on first start)
   DATABASE_URL, DATA_DIR   used by "migrate" only
+  TPRM_API_URL, TPRM_API_KEY   used by "mcp" only (the public API and its key)
   A .env file in the current directory is read too; the environment wins.
 
 Exit codes: 0 success, 1 the operation failed (message and API error code on stderr; with --json, one
