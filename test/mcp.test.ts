@@ -4,7 +4,7 @@
 // API's JSON; the key's scopes and pii:read apply as they do to any client (risk-data-api.md "Authentication",
 // decision 6 of the product on pii:read); a 429 is waited out per Retry-After (risk-data-api.md "Errors").
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import { ProcessingActivity } from '../src/resources/context/schema.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { Supplier } from '../src/resources/suppliers/schema.js';
 import { Criticality, SCOPES, type Scope } from '../src/schema/fields.js';
+import { type Finished, finished } from './support/child.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 import { scrape } from './support/metrics.js';
 import { freePort } from './support/redis.js';
@@ -442,27 +443,9 @@ describe('tprm mcp and 429', () => {
   });
 });
 
-/** Runs a command to its end (asynchronously: the API answers from this process). */
-function run(
-  command: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs a command to its end. */
+function run(command: string, args: string[]): Promise<Finished> {
   // The inspector finds its own package.json from a working directory whose parent holds a package.json
   // (modelcontextprotocol/inspector#1334): dist/ of this project is one.
-  const child: ChildProcess = spawn(command, args, {
-    cwd: `${ROOT}dist`,
-    env: { PATH: process.env.PATH ?? '' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return finished(spawn(command, args, { cwd: `${ROOT}dist`, env: { PATH: process.env.PATH ?? '' } }));
 }
