@@ -273,6 +273,9 @@ describe('tprm mcp', () => {
           arguments: { id: '00000000-0000-4000-8000-000000000000' },
         });
         assert.equal(json(missing).error.code, 'resource_not_found');
+        const noId = await limited.callTool({ name: 'get_supplier', arguments: {} });
+        assert.equal(noId.isError, true);
+        assert.match(JSON.stringify(noId.content), /argument id is required/);
       });
 
       test('prompts for common questions, naming only tools that exist', async () => {

@@ -100,11 +100,14 @@ async function callTool(
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const { [entry.pathParameter ?? '']: id, ...query } = args;
+  // Checked here: a path without its id would name another resource (`/suppliers/{id}` literally).
+  if (entry.pathParameter !== undefined && typeof id !== 'string')
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `The argument ${entry.pathParameter} is required.` }],
+    };
   try {
-    const answer = await client.get(entry.path, {
-      id: entry.pathParameter === undefined ? undefined : (id as string),
-      query,
-    });
+    const answer = await client.get(entry.path, { id: id as string | undefined, query });
     const location = (answer as { location?: unknown }).location;
     // A redirect (the report PDF): the signed URL, as a link the client can open (P91).
     if (typeof location === 'string')
