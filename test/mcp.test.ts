@@ -370,7 +370,7 @@ describe('tprm mcp', () => {
     });
   });
 
-  test('inspector-cli lists and calls the tools of `tprm mcp` (stdio)', async () => {
+  test('inspector-cli lists and calls the tools of `tprm mcp` (stdio and HTTP)', async () => {
     const inspector = (...args: string[]) =>
       run(process.execPath, [
         INSPECTOR,
@@ -405,6 +405,19 @@ describe('tprm mcp', () => {
       page.data.length > 0 &&
         page.data.every((supplier: { criticality: string }) => supplier.criticality === 'high'),
     );
+    const overHttp = await run(process.execPath, [
+      INSPECTOR,
+      '--cli',
+      await http.url,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_supplier',
+      '--tool-arg',
+      `id=${page.data[0].id}`,
+    ]);
+    assert.equal(overHttp.code, 0, overHttp.stderr);
+    assert.equal(json(JSON.parse(overHttp.stdout)).id, page.data[0].id);
   });
 });
 
