@@ -4,7 +4,7 @@
 // request), the enumerations of the resources the tools answer with, and prompts that chain the tools.
 // Decisions cited as `P<n>`: docs/decisions.md.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { pathParameters, type RouteDef } from '../http/route.js';
+import { API_PREFIX, pathParameters, type RouteDef } from '../http/route.js';
 import { mapSubschemas, openApiPath, plain } from '../openapi/document.js';
 import type { JsonSchema } from '../openapi/examples.js';
 import { publicRoutes } from '../resources/index.js';
@@ -31,7 +31,7 @@ function toolOf(route: RouteDef): AgentTool {
   const description = [
     `${route.summary}.`,
     route.description,
-    `GET /v1${path}; needs the ${route.scope} scope. The result is the API's JSON answer.`,
+    `GET ${API_PREFIX}${path}; needs the ${route.scope} scope. The result is the API's JSON answer.`,
   ];
   return {
     tool: {

@@ -41,7 +41,7 @@ configured key is only served on a loopback address.
 ${examples([
   'TPRM_API_KEY=tprm_… tprm mcp',
   'TPRM_API_KEY=tprm_… tprm mcp --http --port 8090',
-  'npx @modelcontextprotocol/inspector-cli --cli npx tprm mcp --method tools/list',
+  'cd dist && npx mcp-inspector-cli --cli -e TPRM_API_KEY=tprm_… node ../bin/tprm.js mcp --method tools/list',
 ])}`,
     )
     .action(async (opts: McpOptions) => {
