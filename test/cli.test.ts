@@ -17,6 +17,7 @@ import { countSeedRecords, generateSeedDocument } from '../src/management/seed/i
 import { SCOPES } from '../src/schema/fields.js';
 import { lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations } from '../src/storage/migrations.js';
+import { type Finished, finished } from './support/child.js';
 import { Harness } from './support/harness.js';
 
 // Compiled to dist/test/cli.test.js; the launcher lives in bin/ at the project root.
@@ -35,19 +36,16 @@ before(async () => {
 });
 after(() => h.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+interface Run extends Finished {
   // biome-ignore lint/suspicious/noExplicitAny: parsed --json output
   json: any;
 }
 
 /** Runs `tprm args…` asynchronously (the API answers from this very process, so never spawnSync). */
-function tprm(
+async function tprm(
   args: string[],
   options: { env?: Record<string, string | undefined>; input?: string; nodeArgs?: string[] } = {},
-) {
+): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of ['NODE_TEST_CONTEXT', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_URL', 'ADMIN_TOKEN'])
     delete env[name];
@@ -59,26 +57,14 @@ function tprm(
     stdio: 'pipe',
   });
   child.stdin?.end(options.input ?? '');
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise<Run>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
-    });
-  });
+  const run = await finished(child);
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { ...run, json };
 }
 
 /** Runs and expects success: the failure message shows what the CLI said. */
