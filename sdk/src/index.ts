@@ -36,8 +36,8 @@ export {
   USER_AGENT,
   type WithResponse,
 } from './transport.js';
-export { SDK_VERSION } from './version.js';
 export type { Body, Collection, Query, Result, Schemas } from './types.js';
+export { SDK_VERSION } from './version.js';
 export {
   type SignatureFailure,
   type WebhookEvent,

@@ -273,11 +273,7 @@ export class Transport {
 }
 
 /** Puts `lastResponse` on a result, non-enumerable like stripe-node's, so that JSON and deepEqual ignore it. */
-export function withResponse<T>(
-  result: T,
-  response: Response,
-  idempotencyKey?: string,
-): WithResponse<T> {
+export function withResponse<T>(result: T, response: Response, idempotencyKey?: string): WithResponse<T> {
   const header = (name: string) => {
     const value = response.headers.get(name);
     return value === null || value.trim() === '' ? undefined : Number(value);
