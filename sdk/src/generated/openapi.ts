@@ -961,19 +961,21 @@ export interface components {
             source: "manual" | "cloud";
             cloud_provider?: ("aws" | "gcp" | "azure" | "oci") | null;
             /** @description At most 500. Each item is validated on its own: a malformed one is skipped. */
-            assets: {
-                /** @description The identifier in the source (an ARN, a CMDB number…); unique per source and provider. */
-                external_id: string;
-                name: string;
-                /** @enum {string} */
-                asset_type: "application" | "infrastructure" | "data" | "device" | "facility" | "third_party" | "other";
-                technical_criticality?: ("low" | "medium" | "high" | "critical") | null;
-                exposure?: ("internal" | "exposed") | null;
-                region?: string | null;
-                cloud_metadata?: {
-                    [key: string]: unknown;
-                };
-            }[];
+            assets: components["schemas"]["AssetUpsertItem"][];
+        };
+        /** AssetUpsertItem */
+        AssetUpsertItem: {
+            /** @description The identifier in the source (an ARN, a CMDB number…); unique per source and provider. */
+            external_id: string;
+            name: string;
+            /** @enum {string} */
+            asset_type: "application" | "infrastructure" | "data" | "device" | "facility" | "third_party" | "other";
+            technical_criticality?: ("low" | "medium" | "high" | "critical") | null;
+            exposure?: ("internal" | "exposed") | null;
+            region?: string | null;
+            cloud_metadata?: {
+                [key: string]: unknown;
+            };
         };
         /** AssetUpsertResult */
         AssetUpsertResult: {
@@ -1764,32 +1766,46 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "domain": "acme.example",
-                     *           "industry": "Example industry",
+                     *           "id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *           "name": "Tandem Payroll Inc.",
+                     *           "domain": "tandem-payroll.com",
+                     *           "industry": "HR Services",
                      *           "size": "small",
-                     *           "country": "Example country",
+                     *           "country": "US",
                      *           "status": "active",
                      *           "is_active": true,
                      *           "criticality": "low",
-                     *           "risk_group": "G1",
+                     *           "risk_group": "G3",
                      *           "vendor_profile": "P0",
                      *           "tags": [
-                     *             "Example tags"
+                     *             "strategic"
                      *           ],
-                     *           "source": "Example source",
-                     *           "annual_spend": 42,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z",
-                     *           "email": "jane.doe@acme.example",
+                     *           "source": "import",
+                     *           "annual_spend": 352168,
+                     *           "created_at": "2024-12-22T09:40:21.000000Z",
+                     *           "updated_at": "2025-05-31T01:43:25.000000Z",
+                     *           "email": "vendor-risk@tandem-payroll.com",
                      *           "contacts": [
                      *             {
-                     *               "name": "Example name",
-                     *               "email": "jane.doe@acme.example"
+                     *               "name": "Nikhil Ivanova",
+                     *               "email": "nikhil.ivanova@tandem-payroll.com"
+                     *             },
+                     *             {
+                     *               "name": "Yusuf Chen",
+                     *               "email": "yusuf.chen@tandem-payroll.com"
                      *             }
                      *           ],
-                     *           "onboarding_data": {}
+                     *           "onboarding_data": {
+                     *             "questionnaire": "SIG Lite 2024",
+                     *             "data_access": "none",
+                     *             "hosting_regions": [
+                     *               "eu",
+                     *               "apac"
+                     *             ],
+                     *             "sso_supported": true,
+                     *             "subprocessor_count": 14,
+                     *             "ai_data_usage": "none"
+                     *           }
                      *         }
                      *       ],
                      *       "meta": {
@@ -1842,7 +1858,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Example name"
+                 *       "name": "Tandem Payroll Inc."
                  *     }
                  */
                 "application/json": components["schemas"]["SupplierCreate"];
@@ -1863,32 +1879,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "name": "Example name",
-                     *       "domain": "acme.example",
-                     *       "industry": "Example industry",
-                     *       "size": "small",
-                     *       "country": "Example country",
-                     *       "status": "active",
-                     *       "is_active": true,
-                     *       "criticality": "low",
-                     *       "risk_group": "G1",
-                     *       "vendor_profile": "P0",
-                     *       "tags": [
-                     *         "Example tags"
-                     *       ],
-                     *       "source": "Example source",
-                     *       "annual_spend": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z",
-                     *       "email": "jane.doe@acme.example",
-                     *       "contacts": [
-                     *         {
-                     *           "name": "Example name",
-                     *           "email": "jane.doe@acme.example"
-                     *         }
-                     *       ],
-                     *       "onboarding_data": {}
+                     *       "id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "name": "Tandem Payroll Inc.",
+                     *       "domain": null,
+                     *       "industry": null,
+                     *       "size": null,
+                     *       "country": null,
+                     *       "status": "pending",
+                     *       "is_active": false,
+                     *       "criticality": null,
+                     *       "risk_group": null,
+                     *       "vendor_profile": null,
+                     *       "tags": [],
+                     *       "source": "import",
+                     *       "annual_spend": null,
+                     *       "created_at": "2024-12-22T09:40:21.000000Z",
+                     *       "updated_at": "2025-05-31T01:43:25.000000Z",
+                     *       "email": null,
+                     *       "contacts": [],
+                     *       "onboarding_data": null
                      *     }
                      */
                     "application/json": components["schemas"]["Supplier"];
@@ -1995,32 +2004,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "name": "Example name",
-                     *       "domain": "acme.example",
-                     *       "industry": "Example industry",
+                     *       "id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "name": "Tandem Payroll Inc.",
+                     *       "domain": "tandem-payroll.com",
+                     *       "industry": "HR Services",
                      *       "size": "small",
-                     *       "country": "Example country",
+                     *       "country": "US",
                      *       "status": "active",
                      *       "is_active": true,
                      *       "criticality": "low",
-                     *       "risk_group": "G1",
+                     *       "risk_group": "G3",
                      *       "vendor_profile": "P0",
                      *       "tags": [
-                     *         "Example tags"
+                     *         "strategic"
                      *       ],
-                     *       "source": "Example source",
-                     *       "annual_spend": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z",
-                     *       "email": "jane.doe@acme.example",
+                     *       "source": "import",
+                     *       "annual_spend": 352168,
+                     *       "created_at": "2024-12-22T09:40:21.000000Z",
+                     *       "updated_at": "2025-05-31T01:43:25.000000Z",
+                     *       "email": "vendor-risk@tandem-payroll.com",
                      *       "contacts": [
                      *         {
-                     *           "name": "Example name",
-                     *           "email": "jane.doe@acme.example"
+                     *           "name": "Nikhil Ivanova",
+                     *           "email": "nikhil.ivanova@tandem-payroll.com"
+                     *         },
+                     *         {
+                     *           "name": "Yusuf Chen",
+                     *           "email": "yusuf.chen@tandem-payroll.com"
                      *         }
                      *       ],
-                     *       "onboarding_data": {},
+                     *       "onboarding_data": {
+                     *         "questionnaire": "SIG Lite 2024",
+                     *         "data_access": "none",
+                     *         "hosting_regions": [
+                     *           "eu",
+                     *           "apac"
+                     *         ],
+                     *         "sso_supported": true,
+                     *         "subprocessor_count": 14,
+                     *         "ai_data_usage": "none"
+                     *       },
                      *       "assessment_count": 0,
                      *       "currency": "USD"
                      *     }
@@ -2085,22 +2108,22 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *           "assessment_type": "self",
+                     *           "id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                     *           "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *           "assessment_type": "supplier",
                      *           "status": "draft",
-                     *           "decision": "approved",
+                     *           "decision": null,
                      *           "vendor_profile": "P0",
-                     *           "score": 0,
-                     *           "deadline": "2025-06-02T09:30:00.000000Z",
-                     *           "validity_days": 1,
-                     *           "sent_at": "2025-06-02T09:30:00.000000Z",
-                     *           "completed_at": "2025-06-02T09:30:00.000000Z",
+                     *           "score": null,
+                     *           "deadline": "2025-06-14T19:29:23.000000Z",
+                     *           "validity_days": 365,
+                     *           "sent_at": null,
+                     *           "completed_at": null,
                      *           "expires_at": "2025-06-02T09:30:00.000000Z",
                      *           "gap_count": 0,
-                     *           "contract_value": 42,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "contract_value": 120152,
+                     *           "created_at": "2025-04-30T19:29:23.000000Z",
+                     *           "updated_at": "2025-05-03T17:57:44.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2153,8 +2176,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                 *       "assessment_type": "self"
+                 *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                 *       "assessment_type": "supplier"
                  *     }
                  */
                 "application/json": components["schemas"]["AssessmentCreate"];
@@ -2175,22 +2198,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *       "assessment_type": "self",
+                     *       "id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "assessment_type": "supplier",
                      *       "status": "draft",
-                     *       "decision": "approved",
+                     *       "decision": null,
                      *       "vendor_profile": "P0",
-                     *       "score": 0,
-                     *       "deadline": "2025-06-02T09:30:00.000000Z",
-                     *       "validity_days": 1,
-                     *       "sent_at": "2025-06-02T09:30:00.000000Z",
-                     *       "completed_at": "2025-06-02T09:30:00.000000Z",
+                     *       "score": null,
+                     *       "deadline": "2025-06-14T19:29:23.000000Z",
+                     *       "validity_days": 365,
+                     *       "sent_at": null,
+                     *       "completed_at": null,
                      *       "expires_at": "2025-06-02T09:30:00.000000Z",
                      *       "gap_count": 0,
-                     *       "contract_value": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "contract_value": 120152,
+                     *       "created_at": "2025-04-30T19:29:23.000000Z",
+                     *       "updated_at": "2025-05-03T17:57:44.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Assessment"];
@@ -2298,22 +2321,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *       "assessment_type": "self",
+                     *       "id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "assessment_type": "supplier",
                      *       "status": "draft",
-                     *       "decision": "approved",
+                     *       "decision": null,
                      *       "vendor_profile": "P0",
-                     *       "score": 0,
-                     *       "deadline": "2025-06-02T09:30:00.000000Z",
-                     *       "validity_days": 1,
-                     *       "sent_at": "2025-06-02T09:30:00.000000Z",
-                     *       "completed_at": "2025-06-02T09:30:00.000000Z",
+                     *       "score": null,
+                     *       "deadline": "2025-06-14T19:29:23.000000Z",
+                     *       "validity_days": 365,
+                     *       "sent_at": null,
+                     *       "completed_at": null,
                      *       "expires_at": "2025-06-02T09:30:00.000000Z",
                      *       "gap_count": 0,
-                     *       "contract_value": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "contract_value": 120152,
+                     *       "created_at": "2025-04-30T19:29:23.000000Z",
+                     *       "updated_at": "2025-05-03T17:57:44.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Assessment"];
@@ -2456,16 +2479,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *           "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *           "title": "Example title",
-                     *           "report_type": "Example report type",
-                     *           "narrative": "Example narrative",
+                     *           "id": "9687852f-da29-426f-b508-0173d79e8332",
+                     *           "supplier_id": "bb39ee3e-bcc6-4115-a765-ef2a62298698",
+                     *           "assessment_id": null,
+                     *           "title": "Summit Hosting Pvt Ltd: executive summary",
+                     *           "report_type": "executive_summary",
+                     *           "narrative": "Summit Hosting Pvt Ltd supports 2 business processes. Summit Hosting Pvt Ltd (summit-hosting.in) scored 70 out of 100 with 6 open gaps. The weakest area was business continuity, where evidence was incomplete or outdated. The supplier meets the expected control baseline for its risk tier.",
                      *           "pdf_status": "pending",
-                     *           "generated_at": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "generated_at": "2025-03-27T17:50:23.000000Z",
+                     *           "created_at": "2025-03-27T17:50:23.000000Z",
+                     *           "updated_at": "2025-03-27T17:50:23.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2526,16 +2549,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *       "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *       "title": "Example title",
-                     *       "report_type": "Example report type",
-                     *       "narrative": "Example narrative",
+                     *       "id": "9687852f-da29-426f-b508-0173d79e8332",
+                     *       "supplier_id": "bb39ee3e-bcc6-4115-a765-ef2a62298698",
+                     *       "assessment_id": null,
+                     *       "title": "Summit Hosting Pvt Ltd: executive summary",
+                     *       "report_type": "executive_summary",
+                     *       "narrative": "Summit Hosting Pvt Ltd supports 2 business processes. Summit Hosting Pvt Ltd (summit-hosting.in) scored 70 out of 100 with 6 open gaps. The weakest area was business continuity, where evidence was incomplete or outdated. The supplier meets the expected control baseline for its risk tier.",
                      *       "pdf_status": "pending",
-                     *       "generated_at": "2025-06-02T09:30:00.000000Z",
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "generated_at": "2025-03-27T17:50:23.000000Z",
+                     *       "created_at": "2025-03-27T17:50:23.000000Z",
+                     *       "updated_at": "2025-03-27T17:50:23.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Report"];
@@ -2670,19 +2693,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "external_id": "Example external id",
-                     *           "name": "Example name",
+                     *           "id": "a0276d98-03e4-4431-baff-823a9091734b",
+                     *           "external_id": "arn:aws:ec2:eu-central-1:100000000000:instance/i-0596eb36900000000",
+                     *           "name": "mobile-api-0",
                      *           "asset_type": "application",
                      *           "technical_criticality": "low",
                      *           "exposure": "internal",
-                     *           "region": "Example region",
-                     *           "cloud_metadata": {},
-                     *           "source": "manual",
+                     *           "region": "eu-central-1",
+                     *           "cloud_metadata": {
+                     *             "account": "prod-0",
+                     *             "instance_type": "D4s_v5",
+                     *             "tags": {
+                     *               "env": "staging",
+                     *               "owner": "data"
+                     *             }
+                     *           },
+                     *           "source": "cloud",
                      *           "cloud_provider": "aws",
-                     *           "review_status": "discovered",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "review_status": "confirmed",
+                     *           "created_at": "2025-05-12T09:44:50.000000Z",
+                     *           "updated_at": "2025-05-16T04:24:59.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2730,11 +2760,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "source": "manual",
+                 *       "source": "cloud",
                  *       "assets": [
                  *         {
-                 *           "external_id": "Example external id",
-                 *           "name": "Example name",
+                 *           "external_id": "arn:aws:ec2:eu-central-1:100000000000:instance/i-0596eb36900000000",
+                 *           "name": "mobile-api-0",
                  *           "asset_type": "application"
                  *         }
                  *       ]
@@ -2864,14 +2894,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "description": "Example description",
-                     *           "area_id": "62a43c34-c29e-4f20-8546-816ec8483d25",
-                     *           "area_name": "Example area name",
+                     *           "id": "00fde892-d694-4b4e-b71f-f9e8be85eff1",
+                     *           "name": "Order to cash",
+                     *           "description": "Steps, owners and systems supporting order to cash.",
+                     *           "area_id": "a081c9b2-45a3-4ed9-89ee-708903e3d577",
+                     *           "area_name": "Finance",
                      *           "criticality": "low",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "created_at": "2024-11-04T20:57:27.000000Z",
+                     *           "updated_at": "2025-02-20T08:10:32.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2940,14 +2970,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "type": "Example type",
-                     *           "description": "Example description",
+                     *           "id": "4f9b495c-3457-49b2-a57b-7842be1abd3d",
+                     *           "name": "Online banking",
+                     *           "type": "service",
+                     *           "description": "Online banking offered to retail and business customers.",
                      *           "criticality": "low",
-                     *           "annual_revenue": 0,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "annual_revenue": 1771762,
+                     *           "created_at": "2025-05-30T05:16:38.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3020,18 +3050,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "purpose": "Example purpose",
-                     *           "legal_basis": "Example legal basis",
+                     *           "id": "9e301518-b019-4bad-944f-6a33d300c6ee",
+                     *           "name": "Order to cash records",
+                     *           "purpose": "Personal data processed to run order to cash.",
+                     *           "legal_basis": "contract",
                      *           "data_categories": [
-                     *             "Example data categories"
+                     *             "behavioral",
+                     *             "contact"
                      *           ],
-                     *           "is_sensitive_data": true,
-                     *           "retention_period": "Example retention period",
-                     *           "owner_name": "Example owner name",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "is_sensitive_data": false,
+                     *           "retention_period": "7 years",
+                     *           "owner_name": "Grace Patel",
+                     *           "created_at": "2023-08-29T06:41:51.000000Z",
+                     *           "updated_at": "2023-09-27T03:03:37.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3099,15 +3130,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "product_service_id": "856bcc74-a608-4529-8680-cad78124d63a",
-                     *           "rto_hours": 0,
-                     *           "rpo_hours": 0,
-                     *           "mtpd_hours": 0,
-                     *           "financial_impact_per_day": 0,
+                     *           "id": "c0ec59ef-5e1d-41e3-afe7-ace5cd8ac5d7",
+                     *           "product_service_id": "4f9b495c-3457-49b2-a57b-7842be1abd3d",
+                     *           "rto_hours": 108,
+                     *           "rpo_hours": 72.5,
+                     *           "mtpd_hours": 267,
+                     *           "financial_impact_per_day": 8091,
                      *           "resulting_criticality": "low",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "created_at": "2025-05-30T05:16:38.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3180,17 +3211,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "title": "Example title",
-                     *           "description": "Example description",
+                     *           "id": "6f4dd697-8f8e-42d5-8b33-bae423001ca6",
+                     *           "title": "Supply chain compromise of a software dependency",
+                     *           "description": "Supply chain compromise of a software dependency, exploiting CVE-2020-12268. Likelihood depends on the exposure of the asset.",
                      *           "severity": "none",
                      *           "status": "open",
                      *           "source": "manual",
-                     *           "cve_id": "Example cve id",
-                     *           "mitre_technique_id": "Example mitre technique id",
-                     *           "asset_id": "adeb3c64-b3c6-401d-8f0c-07dba77f214f",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "cve_id": "CVE-2020-12268",
+                     *           "mitre_technique_id": "T1195",
+                     *           "asset_id": "c8d40532-c46d-40e3-ba8f-a782effab767",
+                     *           "created_at": "2023-10-23T11:35:26.000000Z",
+                     *           "updated_at": "2024-01-01T05:55:24.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3261,24 +3292,24 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "code": "Example code",
-                     *           "title": "Example title",
-                     *           "description": "Example description",
+                     *           "id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
+                     *           "code": "R-0001",
+                     *           "title": "Tandem Payroll Inc.: inadequate incident notification terms",
+                     *           "description": "Tandem Payroll Inc.: inadequate incident notification terms. Identified during the quarterly risk review.",
                      *           "risk_type": "organizational",
                      *           "status": "open",
-                     *           "category": "human",
+                     *           "category": "technological",
                      *           "source_domain": "vendor",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
+                     *           "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
                      *           "asset_id": "adeb3c64-b3c6-401d-8f0c-07dba77f214f",
                      *           "threat_id": "3439760e-d6fa-4e16-8b77-b10baa9dd833",
-                     *           "likelihood": 1,
+                     *           "likelihood": 5,
                      *           "impact": 1,
                      *           "score": 1,
                      *           "band": "low",
-                     *           "financial_exposure": 0,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "financial_exposure": 749101,
+                     *           "created_at": "2025-05-02T16:38:30.000000Z",
+                     *           "updated_at": "2025-05-04T01:38:31.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3343,15 +3374,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
+                     *           "id": "48971214-adb7-4b05-b2ba-048d19ff564c",
+                     *           "risk_id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
                      *           "strategy": "mitigate",
-                     *           "description": "Example description",
+                     *           "description": "Enforce MFA and quarterly access reviews.",
                      *           "status": "planned",
-                     *           "cost": 0,
-                     *           "due_date": "2025-06-02",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "cost": 3588,
+                     *           "due_date": "2025-11-02",
+                     *           "created_at": "2025-06-02T00:00:00.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3429,8 +3460,8 @@ export interface operations {
                      *           },
                      *           "history": [
                      *             {
-                     *               "at": "2025-06-02T09:30:00.000000Z",
-                     *               "score": 0
+                     *               "at": "2024-06-03T00:00:00.000000Z",
+                     *               "score": 56
                      *             }
                      *           ]
                      *         }
@@ -3501,9 +3532,9 @@ export interface operations {
                      *         {
                      *           "scope": "cyber",
                      *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
-                     *           "code": "Example code",
-                     *           "title": "Example title",
-                     *           "likelihood": 1,
+                     *           "code": "R-0001",
+                     *           "title": "Tandem Payroll Inc.: inadequate incident notification terms",
+                     *           "likelihood": 5,
                      *           "impact": 1,
                      *           "score": 1,
                      *           "band": "low",
@@ -3513,14 +3544,14 @@ export interface operations {
                      *         {
                      *           "scope": "organizational",
                      *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
-                     *           "code": "Example code",
-                     *           "title": "Example title",
-                     *           "likelihood": 1,
+                     *           "code": "R-0001",
+                     *           "title": "Tandem Payroll Inc.: inadequate incident notification terms",
+                     *           "likelihood": 5,
                      *           "impact": 1,
                      *           "score": 1,
                      *           "band": "low",
-                     *           "category": "human",
-                     *           "financial_exposure": 0
+                     *           "category": "technological",
+                     *           "financial_exposure": 749101
                      *         }
                      *       ],
                      *       "meta": {
@@ -3591,15 +3622,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
-                     *           "status": "active",
-                     *           "justification": "Example justification",
-                     *           "accepted_exposure": 0,
-                     *           "valid_from": "2025-06-02T09:30:00.000000Z",
-                     *           "valid_until": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "id": "7eb1392f-6e67-4a6a-a3c6-642e05b69ed7",
+                     *           "risk_id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
+                     *           "status": "expired",
+                     *           "justification": "Residual risk within appetite; exit planned.",
+                     *           "accepted_exposure": 749101,
+                     *           "valid_from": "2025-05-11T01:58:34.000000Z",
+                     *           "valid_until": "2025-06-01T10:49:01.000000Z",
+                     *           "created_at": "2025-05-11T01:58:34.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -4088,13 +4119,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
+                     *           "id": "ceb9e34b-ef73-4653-b25b-c38fb6aae307",
                      *           "category": "risk_trend",
                      *           "severity": "critical",
-                     *           "title": "Example title",
-                     *           "body": "Example body",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "title": "Overall risk score moved 10 points over the last 30 days",
+                     *           "body": "Overall risk score moved 10 points over the last 30 days. Computed from workspace data as of 2025-03-09; see the underlying records.",
+                     *           "created_at": "2025-03-09T13:02:43.000000Z",
+                     *           "updated_at": "2025-03-09T13:02:43.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -4167,16 +4198,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "occurred_at": "2025-06-02T09:30:00.000000Z",
-                     *           "action": "Example action",
+                     *           "id": "bac90b7d-f633-4e77-854f-b75b9b960e89",
+                     *           "occurred_at": "2024-12-22T09:40:21.000000Z",
+                     *           "action": "supplier.created",
                      *           "actor_type": "user",
-                     *           "actor_id": "fe4b4e16-0270-439b-8695-ac28d1a19da5",
-                     *           "target_type": "Example target type",
-                     *           "target_id": "fd531ed4-370e-4878-840e-04644f6af02a",
-                     *           "request_id": "Example request id",
-                     *           "metadata": {},
-                     *           "created_at": "2025-06-02T09:30:00.000000Z"
+                     *           "actor_id": "ef6aa328-2ba7-428a-902c-9de078f69c43",
+                     *           "target_type": "supplier",
+                     *           "target_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *           "request_id": "req_a881b4ae0f12ef1a3743b476",
+                     *           "metadata": {
+                     *             "source": "import",
+                     *             "api_key_id": "1d67cdcc-63a9-4710-a84d-96a9915eccb9"
+                     *           },
+                     *           "created_at": "2024-12-22T09:40:21.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
