@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -49,6 +48,7 @@ import { contract } from './support/contract.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 import { FlakyProxy } from './support/proxy.js';
 import { eventually, Receiver } from './support/receiver.js';
+import { freePort } from './support/redis.js';
 
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
 
@@ -70,15 +70,6 @@ function recordingFetch(calls: Call[]): typeof fetch {
     });
     return fetch(input, init);
   };
-}
-
-/** A port free at this moment, so that PUBLIC_BASE_URL (the signed PDF URL's host) can name it up front. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Listens on loopback; the base URL of its API. */

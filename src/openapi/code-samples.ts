@@ -14,14 +14,20 @@ export interface CodeSample {
   source: string;
 }
 
-/** Where the samples send their requests: the API's address and a key, both from the environment. */
+/**
+ * Where the samples send their requests: the API's address and a key, both from the environment. The SDK
+ * samples are TypeScript that is also plain JavaScript (an ES module), so that they run as they are.
+ */
 const BASE_URL = '$TPRM_API_URL';
 /** The service's origin: the API's address without its version prefix (a POSIX shell expansion). */
 const ORIGIN = `\${TPRM_API_URL%${API_PREFIX}}`;
 const SDK_SETUP = [
   "import { createClient } from '@tprm/client';",
   '',
-  'const client = createClient({ baseUrl: process.env.TPRM_API_URL!, apiKey: process.env.TPRM_API_KEY! });',
+  'const client = createClient({',
+  '  baseUrl: String(process.env.TPRM_API_URL),',
+  '  apiKey: String(process.env.TPRM_API_KEY),',
+  '});',
 ];
 
 // A client that is never called: only its shape is read.

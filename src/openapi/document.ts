@@ -102,9 +102,13 @@ function rates(buckets: readonly Bucket[]): string {
 /** Examples show seed records (P88): response bodies in full, request bodies with their required fields. */
 const RESPONSE_EXAMPLES: ExampleOptions = { minimal: false, sample: seedSample };
 
-/** The id a path parameter shows: the seed record of the collection the path starts with. */
-const pathId = (url: string) => () =>
-  seedId(url.split('/').filter(Boolean)[0]?.replaceAll('-', '_') ?? '') ?? exampleUuid('id');
+/** The id a path parameter shows: the seed record's of the collection the path starts with. */
+const pathId = (url: string) => () => {
+  const table = url.split('/').filter(Boolean)[0]?.replaceAll('-', '_') ?? '';
+  const id = seedId(table);
+  if (id === undefined) throw new Error(`the example data set has no record in ${table} for ${url}`);
+  return id;
+};
 
 const successSchema = (route: RouteDef) => (route.responses[200] ?? route.responses[201])?.schema;
 

@@ -4,7 +4,8 @@
 import { generateSeedDocument } from '../management/seed/index.js';
 import { resourceTables } from '../schema/resource.js';
 
-const SEED = { size: { suppliers: 3 }, seed: 2025, now: new Date('2025-06-02T00:00:00Z') };
+/** The data set the examples come from (tests import it into a workspace to compare with real answers). */
+export const EXAMPLE_SEED = { size: { suppliers: 4 }, seed: 2025, now: new Date('2025-06-02T00:00:00Z') };
 
 let document: Record<string, Record<string, unknown>[]> | undefined;
 
@@ -15,7 +16,7 @@ export function seedSample(title: string): Record<string, unknown> | undefined {
 }
 
 function records(table: string): Record<string, unknown>[] {
-  document ??= generateSeedDocument(SEED);
+  document ??= generateSeedDocument(EXAMPLE_SEED);
   return document[table] ?? [];
 }
 
@@ -25,13 +26,16 @@ export function seedId(table: string): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** Names of the schemas a request writes a resource with: `SupplierCreate`, `AssetUpsertItem`. */
+const WRITE_SHAPE = /^([A-Z]\w*?)(Create|UpsertItem)$/;
+
 /**
- * The seed record a request body's object titled `title` shows: that of the resource its name begins with
- * (`SupplierCreate`, `AssetUpsertItem`), else `otherwise` (the record the operation answers with).
+ * The seed record a request body's object titled `title` shows: that of the resource it writes (its name
+ * less `Create` or `UpsertItem`), else `otherwise` (the record the operation answers with). A body shows only
+ * its required fields, so an envelope (`AssetUpsert`) keeps its schema's values: a record's optional fields
+ * are not there to agree with them (a cloud asset's provider).
  */
 export function writeSample(title: string, otherwise?: string): Record<string, unknown> | undefined {
-  const resource = [...resourceTables.keys()]
-    .filter((name) => title.startsWith(name))
-    .sort((a, b) => b.length - a.length)[0];
-  return resource ? seedSample(resource) : otherwise ? seedSample(otherwise) : undefined;
+  const written = WRITE_SHAPE.exec(title)?.[1];
+  return written !== undefined ? seedSample(written) : otherwise ? seedSample(otherwise) : undefined;
 }

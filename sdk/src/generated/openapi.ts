@@ -2391,26 +2391,18 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *           "control_code": "Example control code",
-                     *           "control_title": "Example control title",
-                     *           "gap_description": "Example gap description",
-                     *           "domain": "Example domain",
-                     *           "status": "Example status",
-                     *           "severity": "low",
-                     *           "evidence_status": "Example evidence status",
-                     *           "evidence": [
-                     *             {
-                     *               "file_name": "Example file name",
-                     *               "mime_type": "Example mime type",
-                     *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-                     *               "review_status": "Example review status",
-                     *               "score": 0
-                     *             }
-                     *           ],
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "id": "e8343eb8-09ac-4806-91e2-b5e1d9381fe6",
+                     *           "assessment_id": "5048e02d-58cb-42bf-af72-0105375ff340",
+                     *           "control_code": "ISO-A.8.8",
+                     *           "control_title": "Management of technical vulnerabilities",
+                     *           "gap_description": "Partially met: the last test failed and no retest is scheduled.",
+                     *           "domain": "cyber",
+                     *           "status": "partially_met",
+                     *           "severity": "high",
+                     *           "evidence_status": "missing",
+                     *           "evidence": [],
+                     *           "created_at": "2025-04-02T03:51:33.000000Z",
+                     *           "updated_at": "2025-04-09T07:45:02.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2760,7 +2752,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "source": "cloud",
+                 *       "source": "manual",
                  *       "assets": [
                  *         {
                  *           "external_id": "arn:aws:ec2:eu-central-1:100000000000:instance/i-0596eb36900000000",
@@ -3701,15 +3693,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *           "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *           "title": "Example title",
-                     *           "status": "Example status",
-                     *           "due_date": "2025-06-02",
+                     *           "id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *           "supplier_id": "8f794010-aab7-4214-b246-a0531f000e57",
+                     *           "assessment_id": "5048e02d-58cb-42bf-af72-0105375ff340",
+                     *           "title": "Remediation plan: Sentinel Energy S.L.",
+                     *           "status": "open",
+                     *           "due_date": "2025-06-20",
                      *           "item_count": 0,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "created_at": "2025-04-15T15:33:12.000000Z",
+                     *           "updated_at": "2025-05-26T20:51:59.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3779,26 +3771,18 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "action_plan_id": "960d89d0-58ea-4739-8bce-3b300ed62ebd",
-                     *           "title": "Example title",
-                     *           "description": "Example description",
+                     *           "id": "e80b0377-2ce9-4513-8708-a51ff2dfeadb",
+                     *           "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *           "title": "Remediate NIST-PR.DS-2",
+                     *           "description": "Close the gap on \"Data-in-transit is protected\" and upload evidence.",
                      *           "status": "pending",
-                     *           "due_date": "2025-06-02",
-                     *           "completed_at": "2025-06-02T09:30:00.000000Z",
-                     *           "control_code": "Example control code",
-                     *           "control_title": "Example control title",
-                     *           "history": [
-                     *             {
-                     *               "at": "2025-06-02T09:30:00.000000Z",
-                     *               "from_status": "pending",
-                     *               "to_status": "pending",
-                     *               "note": "Example note",
-                     *               "actor_id": "fe4b4e16-0270-439b-8695-ac28d1a19da5"
-                     *             }
-                     *           ],
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "due_date": "2025-07-15",
+                     *           "completed_at": null,
+                     *           "control_code": "NIST-PR.DS-2",
+                     *           "control_title": "Data-in-transit is protected",
+                     *           "history": [],
+                     *           "created_at": "2025-04-15T15:33:12.000000Z",
+                     *           "updated_at": "2025-04-15T15:33:12.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3891,26 +3875,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "action_plan_id": "960d89d0-58ea-4739-8bce-3b300ed62ebd",
-                     *       "title": "Example title",
-                     *       "description": "Example description",
+                     *       "id": "e80b0377-2ce9-4513-8708-a51ff2dfeadb",
+                     *       "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *       "title": "Remediate NIST-PR.DS-2",
+                     *       "description": "Close the gap on \"Data-in-transit is protected\" and upload evidence.",
                      *       "status": "pending",
-                     *       "due_date": "2025-06-02",
-                     *       "completed_at": "2025-06-02T09:30:00.000000Z",
-                     *       "control_code": "Example control code",
-                     *       "control_title": "Example control title",
-                     *       "history": [
-                     *         {
-                     *           "at": "2025-06-02T09:30:00.000000Z",
-                     *           "from_status": "pending",
-                     *           "to_status": "pending",
-                     *           "note": "Example note",
-                     *           "actor_id": "fe4b4e16-0270-439b-8695-ac28d1a19da5"
-                     *         }
-                     *       ],
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "due_date": "2025-07-15",
+                     *       "completed_at": null,
+                     *       "control_code": "NIST-PR.DS-2",
+                     *       "control_title": "Data-in-transit is protected",
+                     *       "history": [],
+                     *       "created_at": "2025-04-15T15:33:12.000000Z",
+                     *       "updated_at": "2025-04-15T15:33:12.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ActionPlanItem"];
