@@ -476,7 +476,7 @@ describe('examples from the seed generator, the limits in the description, code 
     // risk-data-api.md "Limits" and decision 21.
     assert.match(text, /60 requests per second, 600 per minute and 5000 per hour/);
     assert.match(text, /`GET \/reports\/\{id\}\/pdf` also 60 requests per hour/);
-    assert.match(text, /retried after 1 min, 5 min, 30 min, 2 h and 6 h\s+\(6 attempts in all/);
+    assert.match(text, /retried after\s+1 min, 5 min, 30 min, 2 h and 6 h \(6 attempts in all/);
     assert.match(text, /`Retry-After`/);
   });
 
