@@ -190,7 +190,12 @@ export class Transport {
       options,
     );
     if (!response.ok) throw await unexpected(response, url.pathname);
-    return withResponse((await response.json()) as T, response, headers['idempotency-key']);
+    // The signal also covers reading the body: an abort there is the caller's too.
+    const body = await response.json().catch((cause: unknown) => {
+      throwIfAborted(options.signal, method, url.pathname);
+      throw cause;
+    });
+    return withResponse(body as T, response, headers['idempotency-key']);
   }
 
   /**
