@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
+import { storeCommands } from './commands/store.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { examples } from './options.js';
@@ -34,7 +35,7 @@ export function buildProgram(): Command {
 Environment:
   ADMIN_URL      management API origin, default ${DEFAULT_ADMIN_URL}
   ADMIN_TOKEN    bearer token of the management API (printed once by the server on first start)
-  DATABASE_URL, DATA_DIR   used by "migrate" only
+  DATABASE_URL, DATA_DIR   used by "migrate" and "store copy" only
   A .env file in the current directory is read too; the environment wins.
 
 Exit codes: 0 success, 1 the operation failed (message and API error code on stderr; with --json, one
@@ -53,5 +54,6 @@ ${examples([
   webhookCommands(program);
   dataCommands(program);
   lifecycleCommands(program);
+  storeCommands(program);
   return program;
 }
