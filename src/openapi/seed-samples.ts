@@ -32,8 +32,8 @@ const WRITE_SHAPE = /^([A-Z]\w*?)(Create|UpsertItem)$/;
 /**
  * The seed record a request body's object titled `title` shows: that of the resource it writes (its name
  * less `Create` or `UpsertItem`), else `otherwise` (the record the operation answers with). A body shows only
- * its required fields, so an envelope (`AssetUpsert`) keeps its schema's values: a record's optional fields
- * are not there to agree with them (a cloud asset's provider).
+ * its required fields; an upsert's envelope (`AssetUpsert`) writes no resource and keeps its schema's values,
+ * since a seed asset's `source` (cloud) would need its provider, an optional field the body leaves out.
  */
 export function writeSample(title: string, otherwise?: string): Record<string, unknown> | undefined {
   const written = WRITE_SHAPE.exec(title)?.[1];
