@@ -2,10 +2,13 @@
 // valid for an independent validator, complete (every route with its scope, both risk-matrix row shapes and
 // both alert scopes, the errors the pipeline produces), with examples that match their own schemas, committed
 // as openapi.json without drift, and served without a key at GET /openapi.json. The contract check that every
-// test response obeys the document lives in support/contract.ts; its own failures are tested here.
+// test response obeys the document lives in support/contract.ts; its own failures are tested here. Examples
+// are seed records and a create's is the API's own answer (P88); the description states the limits and the
+// webhook retry schedule, and every operation's code samples run against the service (P89).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -16,14 +19,20 @@ import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { isUuid } from '../src/http/validation.js';
 import { adminRoutes } from '../src/management/admin-routes.js';
+import { importCollectionNames } from '../src/management/import.js';
+import { generateSeedDocument } from '../src/management/seed/index.js';
 import { adminDocumentText } from '../src/openapi/admin-document.js';
 import { apiDocumentText, servedOpenRoutes } from '../src/openapi/reference.js';
+import { EXAMPLE_SEED } from '../src/openapi/seed-samples.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { WebhookEvents } from '../src/schema/fields.js';
 import { adminContract, contract } from './support/contract.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
+import { freePort } from './support/redis.js';
 
 const ROOT = new URL('../../', import.meta.url);
+const SDK_DIR = new URL('sdk/', ROOT).pathname;
+
 const committedText = () => readFileSync(new URL('openapi.json', ROOT), 'utf8');
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON
 type Json = any;
@@ -406,5 +415,124 @@ describe('the contract check of test responses', () => {
       assert.throws(() => adminContract().check('GET', url, changed), problem);
     refuses(copy(res, { statusCode: 418 }), /getWorkspace.*status 418 is not declared/);
     refuses(copy(res, { body: JSON.stringify({ ...res.json(), secret: 'x' }) }), /additional properties/);
+  });
+});
+
+describe('examples from the seed generator, the limits in the description, code samples (P88, P89)', () => {
+  let own: Harness;
+  let origin: string;
+  let seeded: TestWorkspace;
+  const seed = generateSeedDocument(EXAMPLE_SEED);
+  const exampleOfOperation = (path: string, method: string, status: string) =>
+    deref(document.paths[path][method].responses[status]).content['application/json'].example;
+
+  before(async () => {
+    // A service of its own, on a port known in advance: the signed PDF URL names PUBLIC_BASE_URL.
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    own = await Harness.start({ env: { PUBLIC_BASE_URL: origin } });
+    await own.publicApp.listen({ port, host: '127.0.0.1' });
+    seeded = await own.workspace();
+    const known = new Set(importCollectionNames());
+    const imported = await own.import(
+      seeded.id,
+      Object.fromEntries(Object.entries(seed).filter(([name]) => known.has(name))),
+    );
+    assert.equal(imported.status, 200, imported.body);
+  });
+  after(() => own.close());
+
+  test('a resource example is its seed record as the API serves it', async () => {
+    const example = exampleOfOperation('/suppliers/{id}', 'get', '200');
+    assert.equal(example.id, seed.suppliers?.[0]?.id);
+    const served = await own.api('GET', `/suppliers/${example.id}`, { key: seeded.key });
+    assert.equal(served.status, 200);
+    // Every field but the count, which the example cannot know, is what the API answers for that record.
+    const { assessment_count: _count, ...stored } = served.json;
+    const { assessment_count: _example, ...shown } = example;
+    assert.deepEqual(shown, stored);
+  });
+
+  test('the 201 of POST /suppliers is what the API answers to the request example: pending, source import', async () => {
+    const request = document.paths['/suppliers'].post.requestBody.content['application/json'].example;
+    const example = exampleOfOperation('/suppliers', 'post', '201');
+    assert.deepEqual([example.status, example.source, example.is_active], ['pending', 'import', false]);
+    const created = await own.api('POST', '/suppliers', {
+      key: seeded.key,
+      body: request,
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    assert.equal(created.status, 201);
+    // Only the id and the timestamps differ from one create to the next.
+    const varying = ['id', 'created_at', 'updated_at'];
+    const without = (body: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(body).filter(([key]) => !varying.includes(key)));
+    assert.deepEqual(without(example), without(created.json));
+    assert.deepEqual(Object.keys(example), Object.keys(created.json));
+  });
+
+  test('the description states the three rate-limit windows and the webhook retry schedule', () => {
+    const text: string = document.info.description;
+    // risk-data-api.md "Limits" and decision 21.
+    assert.match(text, /60 requests per second, 600 per minute and 5000 per hour/);
+    assert.match(text, /`GET \/reports\/\{id\}\/pdf` also 60 requests per hour/);
+    assert.match(text, /retried after\s+1 min, 5 min, 30 min, 2 h and 6 h \(6 attempts in all/);
+    assert.match(text, /`Retry-After`/);
+  });
+
+  // The curl samples run in bash and call curl, uuidgen and xargs: without one of them, this test skips.
+  const missing = ['bash', 'curl', 'uuidgen', 'xargs'].filter(
+    (command) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0,
+  );
+  test('every operation has a curl sample and every /v1 operation an SDK sample; each runs against the service', {
+    skip: missing.length > 0 ? `not installed: ${missing.join(', ')}` : false,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tprm-samples-'));
+    // curl fails on an error status (exit 22), quietly but for the error.
+    writeFileSync(join(dir, '.curlrc'), '--fail-with-body\n--silent\n--show-error\n');
+    mkdirSync(join(dir, 'node_modules', '@tprm'), { recursive: true });
+    symlinkSync(SDK_DIR, join(dir, 'node_modules', '@tprm', 'client'), 'dir');
+    const env = { ...process.env, CURL_HOME: dir, TPRM_API_URL: `${origin}/v1`, TPRM_API_KEY: seeded.key };
+    const report = seed.reports?.[0]?.id as string;
+    assert.equal((await own.admin('POST', `/admin/reports/${report}/render`, {})).status, 200);
+
+    let ran = 0;
+    for (const { path, operation } of operations()) {
+      const samples = operation['x-codeSamples'] as { lang: string; label: string; source: string }[];
+      const labels = samples.map((sample) => sample.label);
+      const open = document.paths[path].servers !== undefined;
+      assert.deepEqual(labels, open ? ['curl'] : ['curl', 'SDK'], operation.operationId);
+      // The signed-URL download cannot be named in advance: its sample is the PDF operation's second step.
+      if (path === '/files/{token}') continue;
+      for (const sample of samples) {
+        const where = `${operation.operationId} (${sample.label})`;
+        // Asynchronous: the service answering the sample runs in this process.
+        const [command, args] =
+          sample.label === 'curl'
+            ? ['bash', ['-o', 'pipefail', '-c', sample.source]]
+            : (() => {
+                const file = join(dir, `${operation.operationId}.mjs`);
+                // TypeScript that is plain JavaScript too: it runs as an ES module (top-level await) as it is.
+                writeFileSync(file, sample.source);
+                return [process.execPath, [file]];
+              })();
+        const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
+          execFile(
+            command as string,
+            args as string[],
+            { cwd: dir, env, timeout: 30_000, maxBuffer: 2 ** 26 },
+            (error, out, err) =>
+              resolve({
+                code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+                output: `${err}${out}`,
+              }),
+          );
+        });
+        assert.equal(run.code, 0, `${where}: ${run.output.slice(0, 800)}`);
+        ran++;
+      }
+    }
+    assert.equal(readFileSync(join(dir, 'download')).subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.ok(ran >= 50, `${ran} samples ran`);
   });
 });

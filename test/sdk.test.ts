@@ -2,32 +2,40 @@
 // the document through its namespace, lists that follow cursors, one error class per code, the retry policy
 // of risk-data-api.md "Errors" (429 after Retry-After; 5xx and lost connections with backoff and jitter; no
 // other 4xx; one Idempotency-Key per POST), webhooks verified with the server's own signing code, the PDF
-// behind its redirect, and the built package importable from ES modules and CommonJS.
+// behind its redirect, per-call options (timeoutMs, maxRetries, signal, idempotencyKey), `lastResponse`, the
+// User-Agent and the request/response hooks (decisions P86, P87 in docs/decisions.md), and the built package
+// importable from ES modules and CommonJS.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  type ClientOptions,
   ConflictError,
   createClient,
   InsufficientScopeError,
   InternalError,
   InvalidApiKeyError,
   InvalidRequestError,
+  Paginated,
   PlanUpgradeRequiredError,
   RateLimitExceededError,
+  type RequestEvent,
   ResourceNotFoundError,
+  type ResponseEvent,
   type Schemas,
+  SDK_VERSION,
+  TprmAbortError,
   TprmApiError,
   type TprmClient,
   TprmConnectionError,
   TprmError,
   UnexpectedResponseError,
+  USER_AGENT,
   ValidationFailedError,
   type WebhookEvent,
   WebhookSignatureError,
@@ -40,6 +48,7 @@ import { contract } from './support/contract.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 import { FlakyProxy } from './support/proxy.js';
 import { eventually, Receiver } from './support/receiver.js';
+import { freePort } from './support/redis.js';
 
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
 
@@ -61,15 +70,6 @@ function recordingFetch(calls: Call[]): typeof fetch {
     });
     return fetch(input, init);
   };
-}
-
-/** A port free at this moment, so that PUBLIC_BASE_URL (the signed PDF URL's host) can name it up front. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Listens on loopback; the base URL of its API. */
@@ -459,7 +459,7 @@ describe('the SDK against the service', () => {
       const now = Math.floor(Date.now() / 1000);
       const good = webhooks.signatureHeader(body, secret, now);
       assert.equal(webhooks.constructEvent(body, good, secret).type, 'alert.created');
-      const reason = (raw: string | Buffer, header: string | undefined, tolerance?: number) => {
+      const reason = (raw: string | Uint8Array, header: string | undefined, tolerance?: number) => {
         try {
           webhooks.constructEvent(raw, header, secret, tolerance);
         } catch (error) {
@@ -480,7 +480,14 @@ describe('the SDK against the service', () => {
       );
       assert.equal(reason(body, undefined), 'malformed_input');
       assert.equal(reason(body, `t=${now}`), 'no_signature');
-      assert.equal(webhooks.verify(Buffer.from(body), good, secret), true, 'the raw bytes verify as well');
+      // The raw body may be a string, a Buffer or any Uint8Array (a fetch-style Request's bytes).
+      const bytes = new TextEncoder().encode(body);
+      for (const raw of [body, Buffer.from(body), bytes, new Uint8Array(bytes.buffer.slice(0))]) {
+        assert.equal(webhooks.verify(raw, good, secret), true, raw.constructor.name);
+        assert.equal(webhooks.constructEvent(raw, good, secret).type, 'alert.created', raw.constructor.name);
+        assert.equal(webhooks.check(raw, webhooks.signatureHeader(raw, secret, now), secret).ok, true);
+      }
+      assert.equal(reason(new TextEncoder().encode(body.replace('alert', 'alarm')), good), 'mismatch');
     });
   });
 
@@ -591,6 +598,212 @@ describe('the SDK against the service', () => {
       await rejection(through({ maxRetries: 5 }).suppliers.create({ name: '' }), ValidationFailedError);
       assert.equal(proxy.seen.length, 2);
     });
+
+    describe('per-call options, lastResponse, User-Agent and hooks (stripe-node’s shape; P86, P87)', () => {
+      // The proxy and workspace of the enclosing suite; each test plans the proxy afresh.
+      const through = (options: Partial<ClientOptions> = {}) =>
+        createClient({ baseUrl: proxy.url('/v1'), apiKey: empty.key, retry: FAST, ...options });
+
+      test('every method takes the options as its last argument: an aborted signal stops each before it sends', async () => {
+        proxy.plan();
+        const aborted = AbortSignal.abort(new Error('the caller gave up'));
+        const sdk = through() as unknown as Record<string, Record<string, unknown>>;
+        let methods = 0;
+        for (const [namespace, members] of Object.entries(sdk)) {
+          if (namespace === 'webhooks' || typeof members !== 'object') continue;
+          for (const [name, method] of Object.entries(members)) {
+            if (typeof method !== 'function') continue;
+            // Leading arguments (id, query, body) are placeholders: the call must end before any is used.
+            const args = [...Array(method.length - 1).fill(randomUUID()), { signal: aborted }];
+            const result = method(...args) as Promise<unknown> | Paginated<unknown>;
+            const error = await rejection(
+              result instanceof Paginated ? result.toArray() : result,
+              TprmAbortError,
+            );
+            assert.equal((error.cause as Error).message, 'the caller gave up', `${namespace}.${name}`);
+            methods++;
+          }
+        }
+        assert.ok(methods >= 40, `${methods} methods`);
+        assert.equal(proxy.seen.length, 0, 'nothing was sent');
+      });
+
+      test('timeoutMs and maxRetries of one call override the client’s', async () => {
+        // The client waits 30 s and retries twice; this call waits 150 ms, once.
+        proxy.plan('stall', 'forward');
+        const started = performance.now();
+        const timedOut = await rejection(
+          through().suppliers.listPage(undefined, { timeoutMs: 150, maxRetries: 0 }),
+          TprmConnectionError,
+        );
+        assert.match(timedOut.message, /timed out/);
+        assert.ok(performance.now() - started < 5000);
+        assert.equal(proxy.seen.length, 1);
+
+        // The per-call timeout holds for each attempt: a stalled attempt is retried like a lost connection.
+        proxy.plan('stall', 'forward');
+        const page = await through().suppliers.listPage(undefined, { timeoutMs: 300 });
+        assert.equal(page.lastResponse.statusCode, 200);
+        assert.equal(proxy.seen.length, 2);
+
+        proxy.plan('internal-error', 'internal-error', 'internal-error', 'forward');
+        await rejection(through().suppliers.listPage(undefined, { maxRetries: 0 }), InternalError);
+        assert.equal(proxy.seen.length, 1, 'maxRetries 0: one attempt');
+        proxy.plan('internal-error', 'internal-error', 'internal-error', 'forward');
+        const retried = await through({ retry: { ...FAST, maxRetries: 0 } }).suppliers.listPage(undefined, {
+          maxRetries: 3,
+        });
+        assert.equal(retried.lastResponse.statusCode, 200);
+        assert.equal(proxy.seen.length, 4, 'the call’s maxRetries 3 over the client’s 0');
+      });
+
+      test('a signal aborts the attempt in flight or the wait before a retry; neither is retried', async () => {
+        proxy.plan('stall', 'forward');
+        const inFlight = new AbortController();
+        setTimeout(() => inFlight.abort(), 100);
+        await rejection(through().suppliers.listPage(undefined, { signal: inFlight.signal }), TprmAbortError);
+        assert.equal(proxy.seen.length, 1);
+
+        proxy.plan('internal-error', 'forward');
+        const waiting = new AbortController();
+        const started = performance.now();
+        setTimeout(() => waiting.abort(), 100);
+        const slow = through({ retry: { initialDelayMs: 20_000, maxDelayMs: 20_000 } });
+        const error = await rejection(
+          slow.suppliers.listPage(undefined, { signal: waiting.signal }),
+          TprmAbortError,
+        );
+        assert.ok(error instanceof TprmError && !(error instanceof TprmConnectionError));
+        assert.ok(performance.now() - started < 5000, 'the backoff was cut short');
+        assert.equal(proxy.seen.length, 1);
+
+        // A signal that never fires changes nothing.
+        proxy.plan();
+        const idle = new AbortController();
+        const unaborted = await through().suppliers.listPage(undefined, { signal: idle.signal });
+        assert.equal(unaborted.lastResponse.statusCode, 200);
+      });
+
+      test('every POST takes an idempotencyKey: the same key replays the stored answer, shown on lastResponse', async () => {
+        proxy.plan();
+        const sdk = through();
+        const key = randomUUID();
+        const name = `Keyed ${key}`;
+        const first = await sdk.suppliers.create({ name }, { idempotencyKey: key });
+        const again = await sdk.suppliers.create({ name }, { idempotencyKey: key });
+        assert.equal(again.id, first.id);
+        assert.deepEqual(
+          [first.lastResponse.idempotentReplayed, again.lastResponse.idempotentReplayed],
+          [false, true],
+        );
+        assert.equal(again.lastResponse.idempotencyKey, key);
+        const assessmentKey = randomUUID();
+        const draft = await sdk.assessments.create(
+          { supplier_id: first.id, assessment_type: 'self' },
+          { idempotencyKey: assessmentKey },
+        );
+        assert.equal(draft.lastResponse.idempotencyKey, assessmentKey);
+        assert.deepEqual(
+          proxy.seen.map((seen) => seen.headers['idempotency-key']),
+          [key, key, assessmentKey],
+        );
+      });
+
+      test('lastResponse: status, request id and rate-limit headers of a success, not enumerable', async () => {
+        proxy.plan();
+        const page = await through().suppliers.listPage({ limit: 1 });
+        const last = page.lastResponse;
+        assert.equal(last.statusCode, 200);
+        assert.match(last.requestId ?? '', UUID);
+        assert.equal(last.requestId, last.headers.get('x-request-id'));
+        assert.deepEqual(last.rateLimit, {
+          limit: Number(last.headers.get('x-ratelimit-limit')),
+          remaining: Number(last.headers.get('x-ratelimit-remaining')),
+          resetSeconds: Number(last.headers.get('x-ratelimit-reset')),
+        });
+        assert.ok(last.rateLimit && last.rateLimit.remaining < last.rateLimit.limit);
+        assert.equal(last.idempotencyKey, undefined, 'a GET sends no key');
+        assert.ok(!Object.keys(page).includes('lastResponse'));
+        assert.ok(!JSON.stringify(page).includes('lastResponse'), 'the result serializes as the API sent it');
+
+        // Each page of an iteration has its own.
+        const ids = new Set<string | undefined>();
+        for await (const each of client.suppliers.list({ limit: 3 }).pages())
+          ids.add(each.lastResponse.requestId);
+        assert.ok(ids.size > 1);
+
+        // The PDF's is the API's 302, not the file host's answer.
+        const report = seed.reports?.[2]?.id as string;
+        assert.equal((await h.admin('POST', `/admin/reports/${report}/render`, {})).status, 200);
+        const pdf = await client.reports.pdf(report);
+        assert.equal(pdf.lastResponse.statusCode, 302);
+        assert.match(pdf.lastResponse.requestId ?? '', UUID);
+        assert.ok(pdf.lastResponse.rateLimit);
+      });
+
+      test('User-Agent: tprm-sdk/<version of the package> node/<version>', async () => {
+        proxy.plan();
+        await through().suppliers.listPage();
+        const { version } = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8'));
+        assert.equal(SDK_VERSION, version);
+        const expected = `tprm-sdk/${version} node/${process.versions.node}`;
+        assert.equal(USER_AGENT, expected);
+        assert.equal(proxy.seen[0]?.headers['user-agent'], expected);
+      });
+
+      test('hooks: request before each attempt, response for each answer; off() detaches; a throwing hook fails the call', async () => {
+        const sdk = through();
+        const events: (RequestEvent | ResponseEvent)[] = [];
+        const onRequest = (event: RequestEvent) => events.push(event);
+        const onResponse = (event: ResponseEvent) => events.push(event);
+        sdk.on('request', onRequest);
+        sdk.on('response', onResponse);
+        proxy.plan('internal-error', 'forward');
+        const created = await sdk.suppliers.create({ name: `Hooked ${randomUUID()}` });
+        const key = created.lastResponse.idempotencyKey;
+        assert.deepEqual(
+          events.map((event) => [
+            'status' in event ? 'response' : 'request',
+            event.attempt,
+            'status' in event ? event.status : null,
+          ]),
+          [
+            ['request', 1, null],
+            ['response', 1, 500],
+            ['request', 2, null],
+            ['response', 2, 201],
+          ],
+        );
+        for (const event of events) {
+          assert.equal(event.method, 'POST');
+          assert.equal(event.path, '/v1/suppliers');
+          assert.equal(event.idempotencyKey, key);
+        }
+        const last = events.at(-1) as ResponseEvent;
+        assert.equal(last.requestId, created.lastResponse.requestId);
+        assert.ok(last.elapsedMs >= 0 && last.requestEndTime >= last.requestStartTime);
+
+        // The signed PDF URL is a credential: hooks see it as /files/….
+        const paths: string[] = [];
+        client.on('request', (event) => paths.push(event.path));
+        await client.reports.pdf(seed.reports?.[2]?.id as string);
+        assert.deepEqual(paths.slice(-1), ['/files/…']);
+
+        sdk.off('request', onRequest);
+        sdk.off('response', onResponse);
+        events.length = 0;
+        proxy.plan();
+        await sdk.suppliers.listPage();
+        assert.deepEqual(events, []);
+
+        const failing = through();
+        failing.on('request', () => {
+          throw new Error('hook failed');
+        });
+        await assert.rejects(failing.suppliers.listPage(), /hook failed/);
+        assert.throws(() => failing.on('sent' as 'request', () => {}), TypeError);
+      });
+    });
   });
 });
 
@@ -695,7 +908,7 @@ describe('the built package', () => {
     writeFileSync(join(consumer, 'cjs.cjs'), probe("const sdk = require('@tprm/client');"));
     for (const file of ['esm.mjs', 'cjs.cjs']) {
       const out = JSON.parse(execFileSync(process.execPath, [join(consumer, file)], { encoding: 'utf8' }));
-      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 22 }, file);
+      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 24 }, file);
     }
     // The two builds are what the exports map names.
     const esm = await import(join(SDK_DIR, 'dist/esm/index.js'));

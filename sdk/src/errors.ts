@@ -18,6 +18,9 @@ export class TprmError extends Error {
 /** No response: the connection failed, was reset, or the attempt timed out (after the retries allowed). */
 export class TprmConnectionError extends TprmError {}
 
+/** The caller's `signal` aborted the call; `cause` is the signal's reason. No retry follows. */
+export class TprmAbortError extends TprmError {}
+
 /** The API answered with an error status. */
 export class TprmApiError extends TprmError {
   /** `error.code` of the body, or `unexpected_response` when the body is not the API's error shape. */

@@ -11,6 +11,7 @@ export {
   PlanUpgradeRequiredError,
   RateLimitExceededError,
   ResourceNotFoundError,
+  TprmAbortError,
   TprmApiError,
   TprmConnectionError,
   TprmError,
@@ -20,8 +21,23 @@ export {
 export type { components, operations, paths } from './generated/openapi.js';
 export { type ItemOf, Paginated } from './pagination.js';
 export type { SignatureCheck } from './signing.js';
-export type { ClientOptions, RequestOptions, RetryOptions } from './transport.js';
+export {
+  type ClientEventListener,
+  type ClientEventName,
+  type ClientEvents,
+  type ClientOptions,
+  type LastResponse,
+  type PostRequestOptions,
+  type RateLimitInfo,
+  type RequestEvent,
+  type RequestOptions,
+  type ResponseEvent,
+  type RetryOptions,
+  USER_AGENT,
+  type WithResponse,
+} from './transport.js';
 export type { Body, Collection, Query, Result, Schemas } from './types.js';
+export { SDK_VERSION } from './version.js';
 export {
   type SignatureFailure,
   type WebhookEvent,

@@ -10,8 +10,9 @@ export const SIGNATURE_HEADER = 'Service-Signature';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** Lowercase hex HMAC-SHA256 over `<t>.<raw body bytes>`, keyed with the whole secret string (`whsec_...`). */
-function sign(secret: string, rawBody: string | Buffer, t: number): string {
-  // Feed the bytes as they are: a Buffer body is never re-encoded, so what is signed is what is sent.
+function sign(secret: string, rawBody: string | Uint8Array, t: number): string {
+  // Feed the bytes as they are: a byte body (Buffer or Uint8Array) is never re-encoded, so what is signed
+  // is what is sent.
   return createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex');
 }
 
@@ -21,7 +22,7 @@ function sign(secret: string, rawBody: string | Buffer, t: number): string {
  */
 export function signatureHeader(
   secrets: readonly string[],
-  rawBody: string | Buffer,
+  rawBody: string | Uint8Array,
   timestampSeconds: number,
 ): string {
   if (secrets.length === 0) throw new Error('signatureHeader: at least one signing secret is required');
@@ -56,7 +57,7 @@ export type SignatureCheck =
  * `t` is rejected when more than `toleranceSeconds` in the past or in the future (pass `Infinity` to skip).
  */
 export function checkSignature(
-  rawBody: string | Buffer,
+  rawBody: string | Uint8Array,
   header: string,
   secret: string,
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
@@ -64,7 +65,7 @@ export function checkSignature(
 ): SignatureCheck {
   // Runtime guards: the SDK is used from plain JavaScript, where a parsed JSON object is a common mistake.
   if (
-    (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) ||
+    (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) ||
     typeof header !== 'string' ||
     typeof secret !== 'string' ||
     secret === ''
@@ -109,7 +110,7 @@ export function checkSignature(
  * `toleranceSeconds` of `nowSeconds`. Never throws. Use {@link checkSignature} to learn the reason.
  */
 export function verifySignature(
-  rawBody: string | Buffer,
+  rawBody: string | Uint8Array,
   header: string,
   secret: string,
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,

@@ -6,9 +6,11 @@ import { randomUUID } from 'node:crypto';
 import {
   errorFromResponse,
   retryAfterSeconds,
+  TprmAbortError,
   TprmConnectionError,
   UnexpectedResponseError,
 } from './errors.js';
+import { SDK_VERSION } from './version.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 2); 0 disables retrying. */
@@ -33,12 +35,80 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
+/** Options of one call, its last argument; each overrides the client's setting for this call only. */
 export interface RequestOptions {
+  /** Time allowed for each attempt of this call, in milliseconds. */
+  timeoutMs?: number;
+  /** Retries after the first attempt of this call; 0 sends it once. */
+  maxRetries?: number;
+  /** Aborts the call (the attempt in flight or the wait before a retry): a {@link TprmAbortError} is thrown. */
+  signal?: AbortSignal;
+}
+
+/** Options of a POST: also the Idempotency-Key. */
+export interface PostRequestOptions extends RequestOptions {
   /** Overrides the Idempotency-Key the SDK generates for a POST (reuse it to retry a write yourself). */
   idempotencyKey?: string;
 }
 
+/** The `X-RateLimit-*` headers of a response: the workspace's bucket closest to its ceiling. */
+export interface RateLimitInfo {
+  limit: number;
+  remaining: number;
+  /** Seconds until that bucket's window resets. */
+  resetSeconds: number;
+}
+
+/** What the response of a successful call said besides its body (stripe-node's `lastResponse`). */
+export interface LastResponse {
+  statusCode: number;
+  /** `X-Request-Id`: quote it to support. */
+  requestId: string | undefined;
+  /** The Idempotency-Key sent (POST only). */
+  idempotencyKey: string | undefined;
+  /** True when the service replayed the stored response of an earlier request with the same key. */
+  idempotentReplayed: boolean;
+  /** Undefined when the response has no `X-RateLimit-*` headers (the signed PDF download). */
+  rateLimit: RateLimitInfo | undefined;
+  headers: Headers;
+}
+
+/** A result with its response's metadata on `lastResponse`, a non-enumerable property (not serialized). */
+export type WithResponse<T> = T & { readonly lastResponse: LastResponse };
+
+/** Emitted before each attempt of a call (a retry is a new attempt). */
+export interface RequestEvent {
+  method: string;
+  /** The path requested; the signed PDF URL, itself a credential, is shown as `/files/…`. */
+  path: string;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  attempt: number;
+  idempotencyKey: string | undefined;
+  /** `Date.now()` when the attempt was sent. */
+  requestStartTime: number;
+}
+
+/** Emitted for each HTTP response, error statuses included (not when the attempt got no response). */
+export interface ResponseEvent extends RequestEvent {
+  status: number;
+  requestId: string | undefined;
+  requestEndTime: number;
+  elapsedMs: number;
+  headers: Headers;
+}
+
+export interface ClientEvents {
+  request: RequestEvent;
+  response: ResponseEvent;
+}
+export type ClientEventName = keyof ClientEvents;
+export type ClientEventListener<E extends ClientEventName> = (event: ClientEvents[E]) => void;
+
 type QueryValue = string | number | boolean | null | undefined;
+
+/** The Node.js runtime the SDK runs on, for the User-Agent. */
+const RUNTIME = typeof process === 'object' ? `node/${process.versions.node}` : 'unknown-runtime';
+export const USER_AGENT = `tprm-sdk/${SDK_VERSION} ${RUNTIME}`;
 
 export class Transport {
   private readonly baseUrl: string;
@@ -46,6 +116,10 @@ export class Transport {
   private readonly retry: Required<RetryOptions>;
   private readonly timeoutMs: number;
   private readonly fetch: typeof fetch;
+  private readonly listeners: { [E in ClientEventName]: Set<ClientEventListener<E>> } = {
+    request: new Set(),
+    response: new Set(),
+  };
 
   constructor(options: ClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '')
@@ -60,6 +134,25 @@ export class Transport {
     };
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  on<E extends ClientEventName>(event: E, listener: ClientEventListener<E>): void {
+    this.listenersOf(event).add(listener);
+  }
+
+  off<E extends ClientEventName>(event: E, listener: ClientEventListener<E>): void {
+    this.listenersOf(event).delete(listener);
+  }
+
+  private listenersOf<E extends ClientEventName>(event: E): Set<ClientEventListener<E>> {
+    const listeners = Object.hasOwn(this.listeners, event) ? this.listeners[event] : undefined;
+    if (!listeners) throw new TypeError(`no such event: ${String(event)} (request or response)`);
+    return listeners as Set<ClientEventListener<E>>;
+  }
+
+  /** Listeners run synchronously, in the order added; one that throws fails the call (as an emitter would). */
+  private emit<E extends ClientEventName>(event: E, payload: ClientEvents[E]): void {
+    for (const listener of [...this.listenersOf(event)]) listener(payload);
   }
 
   /** The URL of a path of the document (`/suppliers/{id}`), its `{id}` filled in, with a query string. */
@@ -83,19 +176,26 @@ export class Transport {
     method: string,
     path: string,
     request: { id?: string; query?: object; body?: unknown } = {},
-    options: RequestOptions = {},
-  ): Promise<T> {
+    options: PostRequestOptions = {},
+  ): Promise<WithResponse<T>> {
     const url = this.url(path, request.id, request.query);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     // Generated once, outside the retry loop: every attempt of this call carries the same key.
     if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
-    const response = await this.send(method, url, {
-      headers,
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    });
+    const response = await this.send(
+      method,
+      url,
+      { headers, body: request.body === undefined ? undefined : JSON.stringify(request.body) },
+      options,
+    );
     if (!response.ok) throw await unexpected(response, url.pathname);
-    return (await response.json()) as T;
+    // The signal also covers reading the body: an abort there is the caller's too.
+    const body = await response.json().catch((cause: unknown) => {
+      throwIfAborted(options.signal, method, url.pathname);
+      throw cause;
+    });
+    return withResponse(body as T, response, headers['idempotency-key']);
   }
 
   /**
@@ -106,36 +206,60 @@ export class Transport {
     method: string,
     url: URL,
     init: { headers?: Record<string, string>; body?: string; authenticated?: boolean },
+    options: RequestOptions = {},
   ): Promise<Response> {
-    const headers = { ...init.headers };
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...init.headers };
     if (init.authenticated !== false) headers.authorization = `Bearer ${this.apiKey}`;
+    const maxRetries = options.maxRetries ?? this.retry.maxRetries;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const { signal } = options;
+    const path = init.authenticated === false ? '/files/…' : url.pathname;
     for (let retry = 0; ; retry++) {
+      throwIfAborted(signal, method, path);
+      const requestEvent: RequestEvent = {
+        method,
+        path,
+        attempt: retry + 1,
+        idempotencyKey: headers['idempotency-key'],
+        requestStartTime: Date.now(),
+      };
+      this.emit('request', requestEvent);
       let response: Response;
       try {
+        const timeout = AbortSignal.timeout(timeoutMs);
         response = await this.fetch(url, {
           method,
           headers,
           body: init.body,
           redirect: 'manual',
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
       } catch (cause) {
-        if (retry >= this.retry.maxRetries)
-          throw new TprmConnectionError(`${method} ${url.pathname}: ${describe(cause)}`, { cause });
-        await sleep(this.backoff(retry));
+        throwIfAborted(signal, method, path);
+        if (retry >= maxRetries)
+          throw new TprmConnectionError(`${method} ${path}: ${describe(cause)}`, { cause });
+        await sleep(this.backoff(retry), signal, method, path);
         continue;
       }
+      const requestEndTime = Date.now();
+      this.emit('response', {
+        ...requestEvent,
+        status: response.status,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+        requestEndTime,
+        elapsedMs: requestEndTime - requestEvent.requestStartTime,
+        headers: response.headers,
+      });
       if (response.status < 400) return response;
       const error = await errorFromResponse(response);
-      const delay = this.delayBeforeRetry(response, retry);
+      const delay = retry >= maxRetries ? undefined : this.delayBeforeRetry(response, retry);
       if (delay === undefined) throw error;
-      await sleep(delay);
+      await sleep(delay, signal, method, path);
     }
   }
 
-  /** Milliseconds to wait before retrying after this response, or undefined when it is final. */
+  /** Milliseconds to wait before retrying after this response (retries are left), or undefined when final. */
   private delayBeforeRetry(response: Response, retry: number): number | undefined {
-    if (retry >= this.retry.maxRetries) return undefined;
     if (response.status === 429) {
       const seconds = retryAfterSeconds(response.headers);
       if (seconds === undefined) return this.backoff(retry);
@@ -151,6 +275,32 @@ export class Transport {
     const step = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** retry);
     return step / 2 + Math.random() * (step / 2);
   }
+}
+
+/** Puts `lastResponse` on a result, non-enumerable like stripe-node's, so that JSON and deepEqual ignore it. */
+export function withResponse<T>(result: T, response: Response, idempotencyKey?: string): WithResponse<T> {
+  const header = (name: string) => {
+    const value = response.headers.get(name);
+    return value === null || value.trim() === '' ? undefined : Number(value);
+  };
+  const [limit, remaining, resetSeconds] = [
+    header('x-ratelimit-limit'),
+    header('x-ratelimit-remaining'),
+    header('x-ratelimit-reset'),
+  ];
+  const lastResponse: LastResponse = {
+    statusCode: response.status,
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    idempotencyKey,
+    idempotentReplayed: response.headers.get('idempotent-replayed') === 'true',
+    rateLimit:
+      limit === undefined || remaining === undefined || resetSeconds === undefined
+        ? undefined
+        : { limit, remaining, resetSeconds },
+    headers: response.headers,
+  };
+  Object.defineProperty(result as object, 'lastResponse', { value: lastResponse, enumerable: false });
+  return result as WithResponse<T>;
 }
 
 /** The error for a response the operation does not declare as its success (e.g. a redirect to a JSON call). */
@@ -177,4 +327,21 @@ function describe(cause: unknown): string {
   return `${cause.name === 'TimeoutError' ? 'timed out' : cause.message}${inner}`;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+function throwIfAborted(signal: AbortSignal | undefined, method: string, path: string): void {
+  if (signal?.aborted)
+    throw new TprmAbortError(`${method} ${path}: aborted by the caller`, { cause: signal.reason });
+}
+
+/** Waits `ms`, or less when `signal` aborts, which throws. */
+async function sleep(ms: number, signal: AbortSignal | undefined, method: string, path: string) {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+  throwIfAborted(signal, method, path);
+}

@@ -27,10 +27,15 @@ export class WebhookSignatureError extends TprmError {
   }
 }
 
-/** The raw body as received, before any JSON parsing: re-serialized JSON would not match the signature. */
-export type RawBody = string | Buffer;
+/**
+ * The raw body as received, before any JSON parsing (re-serialized JSON would not match the signature): a
+ * string, or the bytes as a `Buffer` or any `Uint8Array` (what `Request.arrayBuffer()` gives, wrapped).
+ */
+export type RawBody = string | Uint8Array;
 /** The `Service-Signature` request header as a Node server gives it. */
 export type SignatureHeaderValue = string | string[] | undefined;
+
+const UTF8 = new TextDecoder();
 
 export const webhooks = {
   /** Name of the request header carrying the signature (`Service-Signature`). */
@@ -69,7 +74,7 @@ export const webhooks = {
   ): WebhookEvent {
     const check = webhooks.check(rawBody, header, secret, toleranceSeconds);
     if (!check.ok) throw new WebhookSignatureError(check.reason);
-    return JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')) as WebhookEvent;
+    return JSON.parse(typeof rawBody === 'string' ? rawBody : UTF8.decode(rawBody)) as WebhookEvent;
   },
 
   /** A valid header for `rawBody`, to test a receiver with deliveries of your own. */

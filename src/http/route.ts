@@ -113,6 +113,11 @@ export interface ResponseSpec {
   headers?: readonly ResponseHeader[];
   /** Error bodies of this status, made by the functions the handler throws (examples in the document). */
   errors?: readonly ApiError[];
+  /**
+   * A create's response: the values the record gets whatever the request says. The document's example is
+   * then the answer to its request example (examples.ts `createdExample`), which a test compares to a real one.
+   */
+  created?: Readonly<Record<string, unknown>>;
 }
 
 export interface RouteDef<

@@ -5,10 +5,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
+import { DEFAULT_RETRY_DELAYS_MS } from '../events/retry-schedule.js';
 import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../http/errors.js';
 import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../http/headers.js';
 import { IdempotencyKeyHeader } from '../http/idempotency.js';
 import { type OpenRouteDef, openRouteHeaders } from '../http/open-route.js';
+import { ADDRESS_BUCKETS, type Bucket, PDF_BUCKETS, WORKSPACE_BUCKETS } from '../http/rate-limit.js';
 import { IfNoneMatchHeader } from '../http/revalidation.js';
 import {
   API_PREFIX,
@@ -23,7 +25,16 @@ import {
   rateLimitExceeded,
 } from '../http/route.js';
 import { Uuid } from '../schema/fields.js';
-import { exampleOf, exampleUuid, type Json, type JsonSchema } from './examples.js';
+import { openRouteSamples, routeSamples } from './code-samples.js';
+import {
+  createdExample,
+  type ExampleOptions,
+  exampleOf,
+  exampleUuid,
+  type Json,
+  type JsonSchema,
+} from './examples.js';
+import { seedId, seedSample, writeSample } from './seed-samples.js';
 
 const SCHEMAS = '#/components/schemas/';
 const JSON_MEDIA = 'application/json';
@@ -50,8 +61,57 @@ const INFO = {
     '  endpoint and its filters).',
     '- **Webhooks**: `webhooks` describes the body of each event the service POSTs to registered endpoints,',
     '  signed in `Service-Signature`.',
+    '- **Rate limits**: per workspace, in fixed windows aligned to the clock and all counted at once:',
+    `  ${rates(WORKSPACE_BUCKETS)}; \`GET /reports/{id}/pdf\` also ${rates(PDF_BUCKETS)}.`,
+    `  Requests without a valid key, per client address: ${rates(ADDRESS_BUCKETS)}. A request over a limit`,
+    '  is answered `429 rate_limit_exceeded` with `Retry-After` (seconds to wait) and counts against nothing.',
+    '- **Webhook retries**: a delivery not acknowledged with a 2xx in time is retried after',
+    `  ${durations(DEFAULT_RETRY_DELAYS_MS)} (${DEFAULT_RETRY_DELAYS_MS.length + 1} attempts in all, unless the operator set`,
+    '  other delays), then given up.',
+    '- **Examples and code samples**: the examples are records of the demo data set (the seed generator).',
+    '  Each operation has a curl command and the same call through the SDK (`@tprm/client`), which read the',
+    "  API's address from `TPRM_API_URL` (`https://tprm.example.com/v1`) and a key from `TPRM_API_KEY`.",
   ].join('\n'),
 };
+
+/** A duration as people write it: `30 s`, `5 min`, `2 h`. */
+function duration(ms: number): string {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size} ${unit}`;
+  return `${ms} ms`;
+}
+
+/** `1 min, 5 min and 30 min`. */
+function durations(list: readonly number[]): string {
+  const words = list.map(duration);
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? '');
+}
+
+/** `60 requests per second, 600 per minute and 5000 per hour`, from the limiter's own buckets. */
+function rates(buckets: readonly Bucket[]): string {
+  const window = (ms: number) => ({ 1000: 'second', 60000: 'minute', 3600000: 'hour' })[ms] ?? duration(ms);
+  const words = buckets.map(
+    (bucket, i) => `${bucket.limit}${i === 0 ? ' requests' : ''} per ${window(bucket.windowMs)}`,
+  );
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? '');
+}
+
+/** Examples show seed records (P88): response bodies in full, request bodies with their required fields. */
+const RESPONSE_EXAMPLES: ExampleOptions = { minimal: false, sample: seedSample };
+
+/** The id a path parameter shows: the seed record's of the collection the path starts with. */
+const pathId = (url: string) => () => {
+  const table = url.split('/').filter(Boolean)[0]?.replaceAll('-', '_') ?? '';
+  const id = seedId(table);
+  if (id === undefined) throw new Error(`the example data set has no record in ${table} for ${url}`);
+  return id;
+};
+
+const successSchema = (route: RouteDef) => (route.responses[200] ?? route.responses[201])?.schema;
 
 type Operation = Record<string, unknown>;
 
@@ -167,6 +227,18 @@ export function parameter(
   return { name, in: location, required, ...(description ? { description } : {}), schema: rest };
 }
 
+/** The query a sample sends: the required parameters, and a small page where the operation is paged. */
+function queryExampleOf(query: RouteDef['query']): Record<string, Json> {
+  if (!query) return {};
+  const required = new Set(query.required ?? []);
+  const example: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(query.properties)) {
+    if (required.has(name)) example[name] = exampleOf(plain(schema), { minimal: true }, name) ?? null;
+  }
+  if ('cursor' in query.properties && 'limit' in query.properties) example.limit = 10;
+  return example;
+}
+
 function queryParameters(query: RouteDef['query']) {
   if (!query) return [];
   const required = new Set(query.required ?? []);
@@ -239,9 +311,10 @@ export function buildOpenApiDocument(api: {
     spec: ResponseSpec,
     pipeline: { required: readonly ResponseHeader[]; optional: readonly ResponseHeader[] },
     errors: readonly ApiError[],
+    example?: Json,
   ) => {
     const body = spec.schema
-      ? content(spec.schema, exampleOf(plain(spec.schema), { minimal: false }))
+      ? content(spec.schema, example ?? exampleOf(plain(spec.schema), RESPONSE_EXAMPLES))
       : spec.mediaTypes
         ? Object.fromEntries(spec.mediaTypes.map((type) => [type, {}]))
         : errors.length > 0
@@ -269,6 +342,22 @@ export function buildOpenApiDocument(api: {
 
   for (const route of api.routes) {
     tagOf(route.tag).scopes.add(route.scope);
+    // A request body shows the values of a seed record: the resource its schema is a write of, or else the
+    // one its operation answers with.
+    const answered = successSchema(route);
+    const answeredTitle = answered ? plain(answered).title : undefined;
+    const requestExample = route.body
+      ? exampleOf(plain(route.body), {
+          minimal: true,
+          sample: (title) =>
+            writeSample(
+              title,
+              title === plain(route.body).title && typeof answeredTitle === 'string'
+                ? answeredTitle
+                : undefined,
+            ),
+        })
+      : undefined;
     const pipeline = pipelineErrors(route);
     const statuses = [...new Set([...Object.keys(route.responses), ...Object.keys(pipeline)].map(Number))];
     const responses: Record<string, unknown> = {};
@@ -277,8 +366,13 @@ export function buildOpenApiDocument(api: {
       const fromPipeline = pipeline[status];
       const spec: ResponseSpec = declared ?? { description: fromPipeline?.description ?? '' };
       const errors = [...(fromPipeline?.examples ?? []), ...(declared?.errors ?? [])];
-      responses[status] = response(spec, pipelineHeaders(route, status), errors);
+      const example =
+        spec.created && spec.schema
+          ? createdExample(plain(spec.schema), requestExample, spec.created, RESPONSE_EXAMPLES)
+          : undefined;
+      responses[status] = response(spec, pipelineHeaders(route, status), errors, example);
     }
+    const queryExample = queryExampleOf(route.query);
     addOperation(openApiPath(route.url), route.method.toLowerCase(), {
       operationId: route.operationId,
       tags: [route.tag],
@@ -295,11 +389,16 @@ export function buildOpenApiDocument(api: {
         ? {
             requestBody: {
               required: true,
-              content: content(route.body, exampleOf(plain(route.body), { minimal: true })),
+              content: content(route.body, requestExample),
             },
           }
         : {}),
       responses,
+      'x-codeSamples': routeSamples(route, {
+        ids: pathId(route.url),
+        query: queryExample,
+        body: requestExample,
+      }),
     });
   }
 
@@ -340,6 +439,9 @@ export function buildOpenApiDocument(api: {
           ...(all[304] ? [parameter('If-None-Match', 'header', IfNoneMatchHeader, false)] : []),
         ],
         responses,
+        'x-codeSamples': openRouteSamples(route, (param) =>
+          String(exampleOf(plain(route.params?.[param] ?? {}), { minimal: true }, param)),
+        ),
       },
       [{ url: '/', description: 'Outside the versioned API.' }],
     );

@@ -1,5 +1,7 @@
 // Examples generated from the schemas themselves, so that an example can never list a field the schema does
-// not have. A schema may carry `examples` where no generic value fits (a pattern, an identifier format).
+// not have. The values of a resource's fields come from a sample record (the seed generator's, P88) where one
+// is given; otherwise from the schema: its `examples` where no generic value fits (a pattern, an identifier
+// format), else a generic value of its type.
 import { createHash } from 'node:crypto';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -42,12 +44,37 @@ function numberExample(schema: JsonSchema): number {
   return Math.min(42, (schema.maximum as number | undefined) ?? Number.POSITIVE_INFINITY);
 }
 
+export interface ExampleOptions {
+  /** Only required properties (request bodies: the smallest valid request), or all of them (responses). */
+  minimal: boolean;
+  /** A record whose values an object schema titled `title` shows (a resource and its seed record). */
+  sample?: (title: string) => Record<string, unknown> | undefined;
+}
+
+/** True when the schema admits null (the `Nullable` union). */
+const nullable = (schema: JsonSchema) =>
+  schema.type === 'null' ||
+  ((schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined)?.some(nullable) === true;
+
+const hasFormat = (schema: JsonSchema, format: string): boolean =>
+  schema.format === format ||
+  ((schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined)?.some((branch) =>
+    hasFormat(branch, format),
+  ) === true;
+
+/** A sample record's value as the API writes it: instants with microseconds (`iso()` in SQL). */
+function served(schema: JsonSchema, value: unknown): Json {
+  if (typeof value === 'string' && hasFormat(schema, 'date-time'))
+    return new Date(value).toISOString().replace(/Z$/, '000Z');
+  return value as Json;
+}
+
 /**
  * An example value of a JSON Schema. `minimal` keeps only required properties (request bodies: the smallest
  * valid request); otherwise every property is shown (responses: what a key with every scope receives). An
  * array of a `oneOf` shows one element of each shape.
  */
-export function exampleOf(schema: JsonSchema, options: { minimal: boolean }, name = ''): Json | undefined {
+export function exampleOf(schema: JsonSchema, options: ExampleOptions, name = ''): Json | undefined {
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0] as Json;
   if (schema.const !== undefined) return schema.const as Json;
   if (Array.isArray(schema.enum)) return schema.enum[0] as Json;
@@ -60,10 +87,14 @@ export function exampleOf(schema: JsonSchema, options: { minimal: boolean }, nam
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = new Set((schema.required ?? []) as string[]);
+      const record = typeof schema.title === 'string' ? options.sample?.(schema.title) : undefined;
       const value: Record<string, Json> = {};
       for (const [key, property] of Object.entries(properties)) {
         if (options.minimal && !required.has(key)) continue;
-        const example = exampleOf(property, options, key);
+        const example =
+          record && record[key] !== undefined
+            ? served(property, record[key])
+            : exampleOf(property, options, key);
         if (example !== undefined) value[key] = example;
       }
       return value;
@@ -91,4 +122,29 @@ export function exampleOf(schema: JsonSchema, options: { minimal: boolean }, nam
       // No type (an unconstrained value): nothing to show.
       return undefined;
   }
+}
+
+/**
+ * The answer to a create whose body was `request`: the request's values, the values the service sets whatever
+ * the request says (`created`), and every other field as a new record has it: empty (null, `[]`) where the
+ * schema allows it, else (the id, the timestamps) the example of the schema.
+ */
+export function createdExample(
+  schema: JsonSchema,
+  request: Json | undefined,
+  created: Readonly<Record<string, unknown>>,
+  options: ExampleOptions,
+): Json {
+  const full = exampleOf(schema, { ...options, minimal: false }) as Record<string, Json>;
+  const given = (request ?? {}) as Record<string, Json>;
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const value: Record<string, Json> = {};
+  for (const [key, property] of Object.entries(properties)) {
+    if (key in given) value[key] = given[key] as Json;
+    else if (key in created) value[key] = created[key] as Json;
+    else if (nullable(property)) value[key] = null;
+    else if (property.type === 'array') value[key] = [];
+    else if (key in full) value[key] = full[key] as Json;
+  }
+  return value;
 }

@@ -89,12 +89,17 @@ function isDateTime(schema: TSchema): boolean {
   return s.format === 'date-time' || (s.anyOf?.some(isDateTime) ?? false);
 }
 
+/** The table of each resource, by its name (the title of its schema): the OpenAPI examples show records of
+ * that table as the seed generator makes them (src/openapi/seed-samples.ts). */
+export const resourceTables = new Map<string, string>();
+
 export function defineResource<F extends Record<string, FieldSpec>>(definition: {
   name: string;
   table: string;
   description?: string;
   fields: F;
 }): Resource<F> {
+  resourceTables.set(definition.name, definition.table);
   const entries = Object.entries(definition.fields);
   const properties: Record<string, TSchema> = {};
   const required: string[] = [];

@@ -15,7 +15,9 @@ export type Behaviour =
   /** Cut the connection without forwarding: the request never reached the service. */
   | 'drop'
   /** Forward, let the service apply the request, then cut the connection: the response is lost. */
-  | 'forward-then-drop';
+  | 'forward-then-drop'
+  /** Never answer, keeping the connection open until the client gives up (a timeout, an abort). */
+  | 'stall';
 
 export interface Seen {
   method: string;
@@ -78,6 +80,7 @@ export class FlakyProxy {
       req.socket.destroy();
       return;
     }
+    if (behaviour === 'stall') return;
     if (behaviour === 'internal-error') {
       const requestId = randomUUID();
       res.writeHead(500, { 'content-type': 'application/json', 'x-request-id': requestId });

@@ -961,19 +961,21 @@ export interface components {
             source: "manual" | "cloud";
             cloud_provider?: ("aws" | "gcp" | "azure" | "oci") | null;
             /** @description At most 500. Each item is validated on its own: a malformed one is skipped. */
-            assets: {
-                /** @description The identifier in the source (an ARN, a CMDB number…); unique per source and provider. */
-                external_id: string;
-                name: string;
-                /** @enum {string} */
-                asset_type: "application" | "infrastructure" | "data" | "device" | "facility" | "third_party" | "other";
-                technical_criticality?: ("low" | "medium" | "high" | "critical") | null;
-                exposure?: ("internal" | "exposed") | null;
-                region?: string | null;
-                cloud_metadata?: {
-                    [key: string]: unknown;
-                };
-            }[];
+            assets: components["schemas"]["AssetUpsertItem"][];
+        };
+        /** AssetUpsertItem */
+        AssetUpsertItem: {
+            /** @description The identifier in the source (an ARN, a CMDB number…); unique per source and provider. */
+            external_id: string;
+            name: string;
+            /** @enum {string} */
+            asset_type: "application" | "infrastructure" | "data" | "device" | "facility" | "third_party" | "other";
+            technical_criticality?: ("low" | "medium" | "high" | "critical") | null;
+            exposure?: ("internal" | "exposed") | null;
+            region?: string | null;
+            cloud_metadata?: {
+                [key: string]: unknown;
+            };
         };
         /** AssetUpsertResult */
         AssetUpsertResult: {
@@ -1769,32 +1771,46 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "domain": "acme.example",
-                     *           "industry": "Example industry",
+                     *           "id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *           "name": "Tandem Payroll Inc.",
+                     *           "domain": "tandem-payroll.com",
+                     *           "industry": "HR Services",
                      *           "size": "small",
-                     *           "country": "Example country",
+                     *           "country": "US",
                      *           "status": "active",
                      *           "is_active": true,
                      *           "criticality": "low",
-                     *           "risk_group": "G1",
+                     *           "risk_group": "G3",
                      *           "vendor_profile": "P0",
                      *           "tags": [
-                     *             "Example tags"
+                     *             "strategic"
                      *           ],
-                     *           "source": "Example source",
-                     *           "annual_spend": 42,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z",
-                     *           "email": "jane.doe@acme.example",
+                     *           "source": "import",
+                     *           "annual_spend": 352168,
+                     *           "created_at": "2024-12-22T09:40:21.000000Z",
+                     *           "updated_at": "2025-05-31T01:43:25.000000Z",
+                     *           "email": "vendor-risk@tandem-payroll.com",
                      *           "contacts": [
                      *             {
-                     *               "name": "Example name",
-                     *               "email": "jane.doe@acme.example"
+                     *               "name": "Nikhil Ivanova",
+                     *               "email": "nikhil.ivanova@tandem-payroll.com"
+                     *             },
+                     *             {
+                     *               "name": "Yusuf Chen",
+                     *               "email": "yusuf.chen@tandem-payroll.com"
                      *             }
                      *           ],
-                     *           "onboarding_data": {}
+                     *           "onboarding_data": {
+                     *             "questionnaire": "SIG Lite 2024",
+                     *             "data_access": "none",
+                     *             "hosting_regions": [
+                     *               "eu",
+                     *               "apac"
+                     *             ],
+                     *             "sso_supported": true,
+                     *             "subprocessor_count": 14,
+                     *             "ai_data_usage": "none"
+                     *           }
                      *         }
                      *       ],
                      *       "meta": {
@@ -1847,7 +1863,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Example name"
+                 *       "name": "Tandem Payroll Inc."
                  *     }
                  */
                 "application/json": components["schemas"]["SupplierCreate"];
@@ -1868,32 +1884,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "name": "Example name",
-                     *       "domain": "acme.example",
-                     *       "industry": "Example industry",
-                     *       "size": "small",
-                     *       "country": "Example country",
-                     *       "status": "active",
-                     *       "is_active": true,
-                     *       "criticality": "low",
-                     *       "risk_group": "G1",
-                     *       "vendor_profile": "P0",
-                     *       "tags": [
-                     *         "Example tags"
-                     *       ],
-                     *       "source": "Example source",
-                     *       "annual_spend": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z",
-                     *       "email": "jane.doe@acme.example",
-                     *       "contacts": [
-                     *         {
-                     *           "name": "Example name",
-                     *           "email": "jane.doe@acme.example"
-                     *         }
-                     *       ],
-                     *       "onboarding_data": {}
+                     *       "id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "name": "Tandem Payroll Inc.",
+                     *       "domain": null,
+                     *       "industry": null,
+                     *       "size": null,
+                     *       "country": null,
+                     *       "status": "pending",
+                     *       "is_active": false,
+                     *       "criticality": null,
+                     *       "risk_group": null,
+                     *       "vendor_profile": null,
+                     *       "tags": [],
+                     *       "source": "import",
+                     *       "annual_spend": null,
+                     *       "created_at": "2024-12-22T09:40:21.000000Z",
+                     *       "updated_at": "2025-05-31T01:43:25.000000Z",
+                     *       "email": null,
+                     *       "contacts": [],
+                     *       "onboarding_data": null
                      *     }
                      */
                     "application/json": components["schemas"]["Supplier"];
@@ -2000,32 +2009,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "name": "Example name",
-                     *       "domain": "acme.example",
-                     *       "industry": "Example industry",
+                     *       "id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "name": "Tandem Payroll Inc.",
+                     *       "domain": "tandem-payroll.com",
+                     *       "industry": "HR Services",
                      *       "size": "small",
-                     *       "country": "Example country",
+                     *       "country": "US",
                      *       "status": "active",
                      *       "is_active": true,
                      *       "criticality": "low",
-                     *       "risk_group": "G1",
+                     *       "risk_group": "G3",
                      *       "vendor_profile": "P0",
                      *       "tags": [
-                     *         "Example tags"
+                     *         "strategic"
                      *       ],
-                     *       "source": "Example source",
-                     *       "annual_spend": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z",
-                     *       "email": "jane.doe@acme.example",
+                     *       "source": "import",
+                     *       "annual_spend": 352168,
+                     *       "created_at": "2024-12-22T09:40:21.000000Z",
+                     *       "updated_at": "2025-05-31T01:43:25.000000Z",
+                     *       "email": "vendor-risk@tandem-payroll.com",
                      *       "contacts": [
                      *         {
-                     *           "name": "Example name",
-                     *           "email": "jane.doe@acme.example"
+                     *           "name": "Nikhil Ivanova",
+                     *           "email": "nikhil.ivanova@tandem-payroll.com"
+                     *         },
+                     *         {
+                     *           "name": "Yusuf Chen",
+                     *           "email": "yusuf.chen@tandem-payroll.com"
                      *         }
                      *       ],
-                     *       "onboarding_data": {},
+                     *       "onboarding_data": {
+                     *         "questionnaire": "SIG Lite 2024",
+                     *         "data_access": "none",
+                     *         "hosting_regions": [
+                     *           "eu",
+                     *           "apac"
+                     *         ],
+                     *         "sso_supported": true,
+                     *         "subprocessor_count": 14,
+                     *         "ai_data_usage": "none"
+                     *       },
                      *       "assessment_count": 0,
                      *       "currency": "USD"
                      *     }
@@ -2090,22 +2113,22 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *           "assessment_type": "self",
+                     *           "id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                     *           "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *           "assessment_type": "supplier",
                      *           "status": "draft",
-                     *           "decision": "approved",
+                     *           "decision": null,
                      *           "vendor_profile": "P0",
-                     *           "score": 0,
-                     *           "deadline": "2025-06-02T09:30:00.000000Z",
-                     *           "validity_days": 1,
-                     *           "sent_at": "2025-06-02T09:30:00.000000Z",
-                     *           "completed_at": "2025-06-02T09:30:00.000000Z",
+                     *           "score": null,
+                     *           "deadline": "2025-06-14T19:29:23.000000Z",
+                     *           "validity_days": 365,
+                     *           "sent_at": null,
+                     *           "completed_at": null,
                      *           "expires_at": "2025-06-02T09:30:00.000000Z",
                      *           "gap_count": 0,
-                     *           "contract_value": 42,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "contract_value": 120152,
+                     *           "created_at": "2025-04-30T19:29:23.000000Z",
+                     *           "updated_at": "2025-05-03T17:57:44.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2158,8 +2181,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                 *       "assessment_type": "self"
+                 *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                 *       "assessment_type": "supplier"
                  *     }
                  */
                 "application/json": components["schemas"]["AssessmentCreate"];
@@ -2180,22 +2203,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *       "assessment_type": "self",
+                     *       "id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "assessment_type": "supplier",
                      *       "status": "draft",
-                     *       "decision": "approved",
+                     *       "decision": null,
                      *       "vendor_profile": "P0",
-                     *       "score": 0,
-                     *       "deadline": "2025-06-02T09:30:00.000000Z",
-                     *       "validity_days": 1,
-                     *       "sent_at": "2025-06-02T09:30:00.000000Z",
-                     *       "completed_at": "2025-06-02T09:30:00.000000Z",
+                     *       "score": null,
+                     *       "deadline": "2025-06-14T19:29:23.000000Z",
+                     *       "validity_days": 365,
+                     *       "sent_at": null,
+                     *       "completed_at": null,
                      *       "expires_at": "2025-06-02T09:30:00.000000Z",
                      *       "gap_count": 0,
-                     *       "contract_value": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "contract_value": 120152,
+                     *       "created_at": "2025-04-30T19:29:23.000000Z",
+                     *       "updated_at": "2025-05-03T17:57:44.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Assessment"];
@@ -2303,22 +2326,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *       "assessment_type": "self",
+                     *       "id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "assessment_type": "supplier",
                      *       "status": "draft",
-                     *       "decision": "approved",
+                     *       "decision": null,
                      *       "vendor_profile": "P0",
-                     *       "score": 0,
-                     *       "deadline": "2025-06-02T09:30:00.000000Z",
-                     *       "validity_days": 1,
-                     *       "sent_at": "2025-06-02T09:30:00.000000Z",
-                     *       "completed_at": "2025-06-02T09:30:00.000000Z",
+                     *       "score": null,
+                     *       "deadline": "2025-06-14T19:29:23.000000Z",
+                     *       "validity_days": 365,
+                     *       "sent_at": null,
+                     *       "completed_at": null,
                      *       "expires_at": "2025-06-02T09:30:00.000000Z",
                      *       "gap_count": 0,
-                     *       "contract_value": 42,
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "contract_value": 120152,
+                     *       "created_at": "2025-04-30T19:29:23.000000Z",
+                     *       "updated_at": "2025-05-03T17:57:44.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Assessment"];
@@ -2373,26 +2396,18 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *           "control_code": "Example control code",
-                     *           "control_title": "Example control title",
-                     *           "gap_description": "Example gap description",
-                     *           "domain": "Example domain",
-                     *           "status": "Example status",
-                     *           "severity": "low",
-                     *           "evidence_status": "Example evidence status",
-                     *           "evidence": [
-                     *             {
-                     *               "file_name": "Example file name",
-                     *               "mime_type": "Example mime type",
-                     *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-                     *               "review_status": "Example review status",
-                     *               "score": 0
-                     *             }
-                     *           ],
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "id": "e8343eb8-09ac-4806-91e2-b5e1d9381fe6",
+                     *           "assessment_id": "5048e02d-58cb-42bf-af72-0105375ff340",
+                     *           "control_code": "ISO-A.8.8",
+                     *           "control_title": "Management of technical vulnerabilities",
+                     *           "gap_description": "Partially met: the last test failed and no retest is scheduled.",
+                     *           "domain": "cyber",
+                     *           "status": "partially_met",
+                     *           "severity": "high",
+                     *           "evidence_status": "missing",
+                     *           "evidence": [],
+                     *           "created_at": "2025-04-02T03:51:33.000000Z",
+                     *           "updated_at": "2025-04-09T07:45:02.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2461,16 +2476,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *           "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *           "title": "Example title",
-                     *           "report_type": "Example report type",
-                     *           "narrative": "Example narrative",
+                     *           "id": "9687852f-da29-426f-b508-0173d79e8332",
+                     *           "supplier_id": "bb39ee3e-bcc6-4115-a765-ef2a62298698",
+                     *           "assessment_id": null,
+                     *           "title": "Summit Hosting Pvt Ltd: executive summary",
+                     *           "report_type": "executive_summary",
+                     *           "narrative": "Summit Hosting Pvt Ltd supports 2 business processes. Summit Hosting Pvt Ltd (summit-hosting.in) scored 70 out of 100 with 6 open gaps. The weakest area was business continuity, where evidence was incomplete or outdated. The supplier meets the expected control baseline for its risk tier.",
                      *           "pdf_status": "pending",
-                     *           "generated_at": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "generated_at": "2025-03-27T17:50:23.000000Z",
+                     *           "created_at": "2025-03-27T17:50:23.000000Z",
+                     *           "updated_at": "2025-03-27T17:50:23.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2531,16 +2546,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *       "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *       "title": "Example title",
-                     *       "report_type": "Example report type",
-                     *       "narrative": "Example narrative",
+                     *       "id": "9687852f-da29-426f-b508-0173d79e8332",
+                     *       "supplier_id": "bb39ee3e-bcc6-4115-a765-ef2a62298698",
+                     *       "assessment_id": null,
+                     *       "title": "Summit Hosting Pvt Ltd: executive summary",
+                     *       "report_type": "executive_summary",
+                     *       "narrative": "Summit Hosting Pvt Ltd supports 2 business processes. Summit Hosting Pvt Ltd (summit-hosting.in) scored 70 out of 100 with 6 open gaps. The weakest area was business continuity, where evidence was incomplete or outdated. The supplier meets the expected control baseline for its risk tier.",
                      *       "pdf_status": "pending",
-                     *       "generated_at": "2025-06-02T09:30:00.000000Z",
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "generated_at": "2025-03-27T17:50:23.000000Z",
+                     *       "created_at": "2025-03-27T17:50:23.000000Z",
+                     *       "updated_at": "2025-03-27T17:50:23.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Report"];
@@ -2675,19 +2690,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "external_id": "Example external id",
-                     *           "name": "Example name",
+                     *           "id": "a0276d98-03e4-4431-baff-823a9091734b",
+                     *           "external_id": "arn:aws:ec2:eu-central-1:100000000000:instance/i-0596eb36900000000",
+                     *           "name": "mobile-api-0",
                      *           "asset_type": "application",
                      *           "technical_criticality": "low",
                      *           "exposure": "internal",
-                     *           "region": "Example region",
-                     *           "cloud_metadata": {},
-                     *           "source": "manual",
+                     *           "region": "eu-central-1",
+                     *           "cloud_metadata": {
+                     *             "account": "prod-0",
+                     *             "instance_type": "D4s_v5",
+                     *             "tags": {
+                     *               "env": "staging",
+                     *               "owner": "data"
+                     *             }
+                     *           },
+                     *           "source": "cloud",
                      *           "cloud_provider": "aws",
-                     *           "review_status": "discovered",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "review_status": "confirmed",
+                     *           "created_at": "2025-05-12T09:44:50.000000Z",
+                     *           "updated_at": "2025-05-16T04:24:59.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2738,8 +2760,8 @@ export interface operations {
                  *       "source": "manual",
                  *       "assets": [
                  *         {
-                 *           "external_id": "Example external id",
-                 *           "name": "Example name",
+                 *           "external_id": "arn:aws:ec2:eu-central-1:100000000000:instance/i-0596eb36900000000",
+                 *           "name": "mobile-api-0",
                  *           "asset_type": "application"
                  *         }
                  *       ]
@@ -2869,14 +2891,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "description": "Example description",
-                     *           "area_id": "62a43c34-c29e-4f20-8546-816ec8483d25",
-                     *           "area_name": "Example area name",
+                     *           "id": "00fde892-d694-4b4e-b71f-f9e8be85eff1",
+                     *           "name": "Order to cash",
+                     *           "description": "Steps, owners and systems supporting order to cash.",
+                     *           "area_id": "a081c9b2-45a3-4ed9-89ee-708903e3d577",
+                     *           "area_name": "Finance",
                      *           "criticality": "low",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "created_at": "2024-11-04T20:57:27.000000Z",
+                     *           "updated_at": "2025-02-20T08:10:32.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -2945,14 +2967,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "type": "Example type",
-                     *           "description": "Example description",
+                     *           "id": "4f9b495c-3457-49b2-a57b-7842be1abd3d",
+                     *           "name": "Online banking",
+                     *           "type": "service",
+                     *           "description": "Online banking offered to retail and business customers.",
                      *           "criticality": "low",
-                     *           "annual_revenue": 0,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "annual_revenue": 1771762,
+                     *           "created_at": "2025-05-30T05:16:38.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3025,18 +3047,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "name": "Example name",
-                     *           "purpose": "Example purpose",
-                     *           "legal_basis": "Example legal basis",
+                     *           "id": "9e301518-b019-4bad-944f-6a33d300c6ee",
+                     *           "name": "Order to cash records",
+                     *           "purpose": "Personal data processed to run order to cash.",
+                     *           "legal_basis": "contract",
                      *           "data_categories": [
-                     *             "Example data categories"
+                     *             "behavioral",
+                     *             "contact"
                      *           ],
-                     *           "is_sensitive_data": true,
-                     *           "retention_period": "Example retention period",
-                     *           "owner_name": "Example owner name",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "is_sensitive_data": false,
+                     *           "retention_period": "7 years",
+                     *           "owner_name": "Grace Patel",
+                     *           "created_at": "2023-08-29T06:41:51.000000Z",
+                     *           "updated_at": "2023-09-27T03:03:37.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3104,15 +3127,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "product_service_id": "856bcc74-a608-4529-8680-cad78124d63a",
-                     *           "rto_hours": 0,
-                     *           "rpo_hours": 0,
-                     *           "mtpd_hours": 0,
-                     *           "financial_impact_per_day": 0,
+                     *           "id": "c0ec59ef-5e1d-41e3-afe7-ace5cd8ac5d7",
+                     *           "product_service_id": "4f9b495c-3457-49b2-a57b-7842be1abd3d",
+                     *           "rto_hours": 108,
+                     *           "rpo_hours": 72.5,
+                     *           "mtpd_hours": 267,
+                     *           "financial_impact_per_day": 8091,
                      *           "resulting_criticality": "low",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "created_at": "2025-05-30T05:16:38.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3185,17 +3208,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "title": "Example title",
-                     *           "description": "Example description",
+                     *           "id": "6f4dd697-8f8e-42d5-8b33-bae423001ca6",
+                     *           "title": "Supply chain compromise of a software dependency",
+                     *           "description": "Supply chain compromise of a software dependency, exploiting CVE-2020-12268. Likelihood depends on the exposure of the asset.",
                      *           "severity": "none",
                      *           "status": "open",
                      *           "source": "manual",
-                     *           "cve_id": "Example cve id",
-                     *           "mitre_technique_id": "Example mitre technique id",
-                     *           "asset_id": "adeb3c64-b3c6-401d-8f0c-07dba77f214f",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "cve_id": "CVE-2020-12268",
+                     *           "mitre_technique_id": "T1195",
+                     *           "asset_id": "c8d40532-c46d-40e3-ba8f-a782effab767",
+                     *           "created_at": "2023-10-23T11:35:26.000000Z",
+                     *           "updated_at": "2024-01-01T05:55:24.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3266,24 +3289,24 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "code": "Example code",
-                     *           "title": "Example title",
-                     *           "description": "Example description",
+                     *           "id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
+                     *           "code": "R-0001",
+                     *           "title": "Tandem Payroll Inc.: inadequate incident notification terms",
+                     *           "description": "Tandem Payroll Inc.: inadequate incident notification terms. Identified during the quarterly risk review.",
                      *           "risk_type": "organizational",
                      *           "status": "open",
-                     *           "category": "human",
+                     *           "category": "technological",
                      *           "source_domain": "vendor",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
+                     *           "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
                      *           "asset_id": "adeb3c64-b3c6-401d-8f0c-07dba77f214f",
                      *           "threat_id": "3439760e-d6fa-4e16-8b77-b10baa9dd833",
-                     *           "likelihood": 1,
+                     *           "likelihood": 5,
                      *           "impact": 1,
                      *           "score": 1,
                      *           "band": "low",
-                     *           "financial_exposure": 0,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "financial_exposure": 749101,
+                     *           "created_at": "2025-05-02T16:38:30.000000Z",
+                     *           "updated_at": "2025-05-04T01:38:31.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3348,15 +3371,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
+                     *           "id": "48971214-adb7-4b05-b2ba-048d19ff564c",
+                     *           "risk_id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
                      *           "strategy": "mitigate",
-                     *           "description": "Example description",
+                     *           "description": "Enforce MFA and quarterly access reviews.",
                      *           "status": "planned",
-                     *           "cost": 0,
-                     *           "due_date": "2025-06-02",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "cost": 3588,
+                     *           "due_date": "2025-11-02",
+                     *           "created_at": "2025-06-02T00:00:00.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3434,8 +3457,8 @@ export interface operations {
                      *           },
                      *           "history": [
                      *             {
-                     *               "at": "2025-06-02T09:30:00.000000Z",
-                     *               "score": 0
+                     *               "at": "2024-06-03T00:00:00.000000Z",
+                     *               "score": 56
                      *             }
                      *           ]
                      *         }
@@ -3506,9 +3529,9 @@ export interface operations {
                      *         {
                      *           "scope": "cyber",
                      *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
-                     *           "code": "Example code",
-                     *           "title": "Example title",
-                     *           "likelihood": 1,
+                     *           "code": "R-0001",
+                     *           "title": "Tandem Payroll Inc.: inadequate incident notification terms",
+                     *           "likelihood": 5,
                      *           "impact": 1,
                      *           "score": 1,
                      *           "band": "low",
@@ -3518,14 +3541,14 @@ export interface operations {
                      *         {
                      *           "scope": "organizational",
                      *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
-                     *           "code": "Example code",
-                     *           "title": "Example title",
-                     *           "likelihood": 1,
+                     *           "code": "R-0001",
+                     *           "title": "Tandem Payroll Inc.: inadequate incident notification terms",
+                     *           "likelihood": 5,
                      *           "impact": 1,
                      *           "score": 1,
                      *           "band": "low",
-                     *           "category": "human",
-                     *           "financial_exposure": 0
+                     *           "category": "technological",
+                     *           "financial_exposure": 749101
                      *         }
                      *       ],
                      *       "meta": {
@@ -3596,15 +3619,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "risk_id": "2a97e2dc-e9c5-48cf-8d55-d4bad9f403e8",
-                     *           "status": "active",
-                     *           "justification": "Example justification",
-                     *           "accepted_exposure": 0,
-                     *           "valid_from": "2025-06-02T09:30:00.000000Z",
-                     *           "valid_until": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "id": "7eb1392f-6e67-4a6a-a3c6-642e05b69ed7",
+                     *           "risk_id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
+                     *           "status": "expired",
+                     *           "justification": "Residual risk within appetite; exit planned.",
+                     *           "accepted_exposure": 749101,
+                     *           "valid_from": "2025-05-11T01:58:34.000000Z",
+                     *           "valid_until": "2025-06-01T10:49:01.000000Z",
+                     *           "created_at": "2025-05-11T01:58:34.000000Z",
+                     *           "updated_at": "2025-06-02T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3675,15 +3698,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                     *           "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                     *           "title": "Example title",
-                     *           "status": "Example status",
-                     *           "due_date": "2025-06-02",
+                     *           "id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *           "supplier_id": "8f794010-aab7-4214-b246-a0531f000e57",
+                     *           "assessment_id": "5048e02d-58cb-42bf-af72-0105375ff340",
+                     *           "title": "Remediation plan: Sentinel Energy S.L.",
+                     *           "status": "open",
+                     *           "due_date": "2025-06-20",
                      *           "item_count": 0,
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "created_at": "2025-04-15T15:33:12.000000Z",
+                     *           "updated_at": "2025-05-26T20:51:59.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3753,26 +3776,18 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "action_plan_id": "960d89d0-58ea-4739-8bce-3b300ed62ebd",
-                     *           "title": "Example title",
-                     *           "description": "Example description",
+                     *           "id": "e80b0377-2ce9-4513-8708-a51ff2dfeadb",
+                     *           "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *           "title": "Remediate NIST-PR.DS-2",
+                     *           "description": "Close the gap on \"Data-in-transit is protected\" and upload evidence.",
                      *           "status": "pending",
-                     *           "due_date": "2025-06-02",
-                     *           "completed_at": "2025-06-02T09:30:00.000000Z",
-                     *           "control_code": "Example control code",
-                     *           "control_title": "Example control title",
-                     *           "history": [
-                     *             {
-                     *               "at": "2025-06-02T09:30:00.000000Z",
-                     *               "from_status": "pending",
-                     *               "to_status": "pending",
-                     *               "note": "Example note",
-                     *               "actor_id": "fe4b4e16-0270-439b-8695-ac28d1a19da5"
-                     *             }
-                     *           ],
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "due_date": "2025-07-15",
+                     *           "completed_at": null,
+                     *           "control_code": "NIST-PR.DS-2",
+                     *           "control_title": "Data-in-transit is protected",
+                     *           "history": [],
+                     *           "created_at": "2025-04-15T15:33:12.000000Z",
+                     *           "updated_at": "2025-04-15T15:33:12.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -3865,26 +3880,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *       "action_plan_id": "960d89d0-58ea-4739-8bce-3b300ed62ebd",
-                     *       "title": "Example title",
-                     *       "description": "Example description",
+                     *       "id": "e80b0377-2ce9-4513-8708-a51ff2dfeadb",
+                     *       "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *       "title": "Remediate NIST-PR.DS-2",
+                     *       "description": "Close the gap on \"Data-in-transit is protected\" and upload evidence.",
                      *       "status": "pending",
-                     *       "due_date": "2025-06-02",
-                     *       "completed_at": "2025-06-02T09:30:00.000000Z",
-                     *       "control_code": "Example control code",
-                     *       "control_title": "Example control title",
-                     *       "history": [
-                     *         {
-                     *           "at": "2025-06-02T09:30:00.000000Z",
-                     *           "from_status": "pending",
-                     *           "to_status": "pending",
-                     *           "note": "Example note",
-                     *           "actor_id": "fe4b4e16-0270-439b-8695-ac28d1a19da5"
-                     *         }
-                     *       ],
-                     *       "created_at": "2025-06-02T09:30:00.000000Z",
-                     *       "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *       "due_date": "2025-07-15",
+                     *       "completed_at": null,
+                     *       "control_code": "NIST-PR.DS-2",
+                     *       "control_title": "Data-in-transit is protected",
+                     *       "history": [],
+                     *       "created_at": "2025-04-15T15:33:12.000000Z",
+                     *       "updated_at": "2025-04-15T15:33:12.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ActionPlanItem"];
@@ -4093,13 +4100,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
+                     *           "id": "ceb9e34b-ef73-4653-b25b-c38fb6aae307",
                      *           "category": "risk_trend",
                      *           "severity": "critical",
-                     *           "title": "Example title",
-                     *           "body": "Example body",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "title": "Overall risk score moved 10 points over the last 30 days",
+                     *           "body": "Overall risk score moved 10 points over the last 30 days. Computed from workspace data as of 2025-03-09; see the underlying records.",
+                     *           "created_at": "2025-03-09T13:02:43.000000Z",
+                     *           "updated_at": "2025-03-09T13:02:43.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -4172,16 +4179,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "occurred_at": "2025-06-02T09:30:00.000000Z",
-                     *           "action": "Example action",
+                     *           "id": "bac90b7d-f633-4e77-854f-b75b9b960e89",
+                     *           "occurred_at": "2024-12-22T09:40:21.000000Z",
+                     *           "action": "supplier.created",
                      *           "actor_type": "user",
-                     *           "actor_id": "fe4b4e16-0270-439b-8695-ac28d1a19da5",
-                     *           "target_type": "Example target type",
-                     *           "target_id": "fd531ed4-370e-4878-840e-04644f6af02a",
-                     *           "request_id": "Example request id",
-                     *           "metadata": {},
-                     *           "created_at": "2025-06-02T09:30:00.000000Z"
+                     *           "actor_id": "ef6aa328-2ba7-428a-902c-9de078f69c43",
+                     *           "target_type": "supplier",
+                     *           "target_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *           "request_id": "req_a881b4ae0f12ef1a3743b476",
+                     *           "metadata": {
+                     *             "source": "import",
+                     *             "api_key_id": "1d67cdcc-63a9-4710-a84d-96a9915eccb9"
+                     *           },
+                     *           "created_at": "2024-12-22T09:40:21.000000Z"
                      *         }
                      *       ],
                      *       "meta": {

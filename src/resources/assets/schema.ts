@@ -62,7 +62,7 @@ export const AssetUpsertItem = Type.Object(
     region: Type.Optional(assetFields.region.schema),
     cloud_metadata: Type.Optional(FreeObject),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AssetUpsertItem' },
 );
 
 export const AssetUpsert = Type.Object(

@@ -49,7 +49,9 @@ function duplicateDomain(existingId: string, domain: string): ApiError {
 }
 
 // An API-created supplier's source is always `import` and its status `pending` (decision 41; imports default
-// to `active`, P7), hence the literals after the request's values.
+// to `active`, P7), whatever the request says.
+const CREATED = { source: 'import', status: 'pending' } as const;
+
 const INSERTED = Supplier.columnList(
   'id',
   'name',
@@ -77,7 +79,12 @@ const createSupplier = route({
   body: SupplierCreate,
   idempotent: true,
   responses: {
-    201: { description: 'The created supplier.', schema: Supplier.schema },
+    201: {
+      description: 'The created supplier.',
+      schema: Supplier.schema,
+      // is_active follows status (its field's SQL), shown here for the document's example.
+      created: { ...CREATED, is_active: false },
+    },
     409: {
       description:
         'A supplier with this domain exists in the workspace (`details` names it), or the Idempotency-Key ' +
@@ -98,7 +105,7 @@ const createSupplier = route({
     const [[created]] = await Promise.all([
       ctx.tenant.queryArrays(
         `insert into suppliers as t (workspace_id, ${INSERTED})
-         values ($ws, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], 'import', 'pending')
+         values ($ws, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text[], $12, $13)
          on conflict (workspace_id, domain) where domain is not null do nothing
          returning ${full.sql}, ${withoutPii.sql}`,
         [
@@ -113,6 +120,8 @@ const createSupplier = route({
           input.risk_group ?? null,
           input.vendor_profile ?? null,
           input.tags ?? [],
+          CREATED.source,
+          CREATED.status,
         ],
       ),
       ctx.audit('supplier.created', { type: 'supplier', id }),
