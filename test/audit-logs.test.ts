@@ -87,9 +87,11 @@ describe('GET /audit-logs', () => {
       'actor_id',
       'actor_type',
       'created_at',
+      'hash',
       'id',
       'metadata',
       'occurred_at',
+      'previous_hash',
       'request_id',
       'target_id',
       'target_type',
@@ -461,9 +463,12 @@ describe('what audit metadata may hold (P72)', () => {
         [own.id, randomUUID(), action, JSON.stringify(metadata)],
       );
     }
-    // Applied as on an upgrade from a version before it.
-    await h.db.query('delete from schema_migrations where version = 8');
-    assert.deepEqual(await migrate(h.db), ['0008_audit_redaction_delivery_timestamps.sql']);
+    // Applied as on an upgrade from a version before it (and before the hash chain, which chains them).
+    await h.db.query('delete from schema_migrations where version in (8, 12)');
+    assert.deepEqual(await migrate(h.db), [
+      '0008_audit_redaction_delivery_timestamps.sql',
+      '0012_audit_chain.sql',
+    ]);
 
     const entries = await feedOf(own.key);
     assertClean(entries, [token, 'https://', 'Lovelace', 'Babbage']);

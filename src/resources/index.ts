@@ -9,6 +9,7 @@ import { alertsRoutes } from './alerts/routes.js';
 import { assessmentsAdmin } from './assessments/admin.js';
 import { assessmentsRoutes } from './assessments/routes.js';
 import { assetsAdmin } from './assets/admin.js';
+import { auditLogsAdmin } from './audit-logs/admin.js';
 import { assetsRoutes } from './assets/routes.js';
 import { auditLogsRoutes } from './audit-logs/routes.js';
 import { contextRoutes } from './context/routes.js';
@@ -44,4 +45,5 @@ export const sliceAdminRoutes = {
   ...actionPlansAdmin,
   ...alertsAdmin,
   ...webhooksAdmin,
+  ...auditLogsAdmin,
 };
