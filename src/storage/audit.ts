@@ -75,8 +75,8 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
  * entries with their own instants, possibly among stored ones (P98).
  */
 export async function rechainAudit(tx: Queryable, workspaceId: string, instants: string[]): Promise<void> {
-  await tx.query(
-    'select audit_rechain($1::uuid, (select min(at) from unnest($2::timestamptz[]) as at))',
-    [workspaceId, instants],
-  );
+  await tx.query('select audit_rechain($1::uuid, (select min(at) from unnest($2::timestamptz[]) as at))', [
+    workspaceId,
+    instants,
+  ]);
 }

@@ -1005,6 +1005,12 @@ export interface components {
             };
             /** Format: date-time */
             created_at: string;
+            previous_hash: string | null;
+            /**
+             * @description SHA-256 (lowercase hex) of the UTF-8 of the canonical JSON of this entry without `hash`: every other field, `previous_hash` included, object keys sorted by code point at every level, no whitespace, numbers without exponent or trailing fractional zeros.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
         };
         /** BusinessImpactAnalysis */
         BusinessImpactAnalysis: {
@@ -4176,7 +4182,9 @@ export interface operations {
                      *           "target_id": "fd531ed4-370e-4878-840e-04644f6af02a",
                      *           "request_id": "Example request id",
                      *           "metadata": {},
-                     *           "created_at": "2025-06-02T09:30:00.000000Z"
+                     *           "created_at": "2025-06-02T09:30:00.000000Z",
+                     *           "previous_hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
                      *         }
                      *       ],
                      *       "meta": {

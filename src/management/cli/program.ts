@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { auditCommands } from './commands/audit.js';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
@@ -53,5 +54,6 @@ ${examples([
   webhookCommands(program);
   dataCommands(program);
   lifecycleCommands(program);
+  auditCommands(program);
   return program;
 }
