@@ -155,7 +155,7 @@ describe('the hash chain (P97)', () => {
       previous_hash: null,
     };
     const [row] = await h.db.query<{ hash: string }>(
-      `select audit_entry_hash($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) as hash`,
+      `select audit_entry_hash($1, $2, $3, $4, $5, $6, $7, $8, audit_canonical_json($9::jsonb), $10, $11) as hash`,
       [
         example.id,
         example.occurred_at,

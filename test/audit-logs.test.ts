@@ -420,6 +420,8 @@ describe('what audit metadata may hold (P72)', () => {
     const auditor = await h.key(wsId, user.id, ['audit:read']);
     const entries = await feedOf(auditor.secret);
     const written = new Set(entries.map((entry) => entry.action));
+    // P97: each action's metadata, sent canonical by its writer, is what the database recomputes from the row.
+    assert.equal((await h.adminClient.verifyAuditChain({ params: { id: wsId } })).valid, true);
     assert.deepEqual(
       AUDIT_ACTIONS.filter((action) => !written.has(action)),
       [],

@@ -1,6 +1,7 @@
 // The audit trail: one entry per change, written by the same transaction as the change (decision 26).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
+import { canonicalJson } from '../../sdk/src/audit-chain.js';
 import type { Queryable } from './db.js';
 
 export type ActorType = 'user' | 'api_key' | 'system';
@@ -52,10 +53,12 @@ export interface AuditEntry {
 // the later one before the earlier one becomes visible and never see it. Writers of one workspace therefore
 // take a transaction-scoped lock before stamping their entry, so occurred_at order is commit order. Under the
 // same lock each entry is chained to the one before it: `hash` covers the entry and `previous_hash`
-// (docs/decisions.md P97). audit_append (migration 0012) does both in one round trip.
+// (docs/decisions.md P97). audit_append (migration 0012) does both in one round trip. The metadata travels as
+// its canonical JSON (JSON.stringify's view of it, keys in code point order): stored as jsonb and hashed as
+// sent, so the database does not canonicalize on the write path.
 export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
   await tx.query(
-    'select audit_append($1::uuid, $2::uuid, $3::text, $4::text, $5::uuid, $6::text, $7::uuid, $8::text, $9::jsonb)',
+    'select audit_append($1::uuid, $2::uuid, $3::text, $4::text, $5::uuid, $6::text, $7::uuid, $8::text, $9::text)',
     [
       entry.workspaceId,
       randomUUID(),
@@ -65,7 +68,7 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
       entry.targetType,
       entry.targetId,
       entry.requestId,
-      JSON.stringify(entry.metadata ?? {}),
+      canonicalJson(JSON.parse(JSON.stringify(entry.metadata ?? {}))),
     ],
   );
 }

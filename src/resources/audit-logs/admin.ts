@@ -6,13 +6,9 @@ import { type Static, Type } from 'typebox';
 import { notFound } from '../../http/errors.js';
 import { adminRoute } from '../../management/route.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { Sha256Hex } from './schema.js';
 
 export const AuditChainProblem = ['previous_hash_mismatch', 'hash_mismatch'] as const;
-
-const Hash = Type.String({
-  pattern: '^[0-9a-f]{64}$',
-  examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'],
-});
 
 export const AuditChainReport = Type.Object(
   {
@@ -23,10 +19,7 @@ export const AuditChainReport = Type.Object(
       description: 'Entries checked in feed order: all of them, or up to and including the first broken one.',
     }),
     head_hash: Nullable(
-      Type.String({
-        ...Hash,
-        description: 'The `hash` of the last entry when the chain is valid (null when there is none).',
-      }),
+      Sha256Hex('The `hash` of the last entry when the chain is valid (null when there is none).'),
     ),
     first_broken: Nullable(
       Type.Object(
@@ -39,8 +32,8 @@ export const AuditChainReport = Type.Object(
             '`previous_hash_mismatch`: the entry does not name the hash of the entry before it (one was ' +
               'deleted, inserted or reordered); `hash_mismatch`: its content no longer gives its hash.',
           ),
-          expected: Nullable(Hash),
-          stored: Nullable(Hash),
+          expected: Nullable(Sha256Hex('The hash the entry should carry (or name as `previous_hash`).')),
+          stored: Nullable(Sha256Hex('The hash stored in the entry (or its `previous_hash`).')),
         },
         { additionalProperties: false },
       ),
@@ -82,7 +75,8 @@ export const auditLogsAdmin = {
                         row_number() over feed as position,
                         lag(a.hash) over feed as expected_previous,
                         audit_entry_hash(a.id, a.occurred_at, a.action, a.actor_type, a.actor_id, a.target_type,
-                                         a.target_id, a.request_id, a.metadata, a.created_at, a.previous_hash)
+                                         a.target_id, a.request_id, audit_canonical_json(a.metadata), a.created_at,
+                                         a.previous_hash)
                           as expected_hash
                    from audit_logs a where a.workspace_id = $1
                  window feed as (order by a.occurred_at, a.id)) as chain

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
 
-const Sha256Hex = (description: string) =>
+/** A hash of the audit chain: lowercase hex SHA-256. */
+export const Sha256Hex = (description: string) =>
   Type.String({
     pattern: '^[0-9a-f]{64}$',
     description,

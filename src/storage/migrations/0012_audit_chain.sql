@@ -9,7 +9,8 @@ alter table audit_logs add column if not exists previous_hash text;
 -- The canonical JSON of a value: object keys sorted by code point (the bytes of their UTF-8, collation "C"),
 -- no whitespace, strings escaped as JSON.stringify escapes them (which is what jsonb's text output does),
 -- numbers as decimals without exponent or trailing fractional zeros. Scalars inside an object or array are
--- written inline, so a flat metadata object costs one call.
+-- written inline, so a flat metadata object costs one call. Used to check and rechain stored entries; the
+-- write path receives the canonical text from the writer.
 create or replace function audit_canonical_json(value jsonb) returns text
   language plpgsql immutable strict parallel safe
   as $$
@@ -43,10 +44,12 @@ create or replace function audit_canonical_json(value jsonb) returns text
 
 -- An entry's hash: lowercase hex SHA-256 of the UTF-8 of its canonical text, the canonical JSON object of the
 -- eleven fields below (keys in code point order), instants as the API serves them (iso(): microseconds, Z).
+-- `p_metadata` is the canonical JSON of the metadata: audit_canonical_json(metadata) when checking a stored
+-- entry; on the write path, the text the writer sends, which is also what is stored (audit_append).
 -- The verifiers (the admin route, the SDK's verifyAuditChain) recompute exactly this.
 create or replace function audit_entry_hash(
   p_id uuid, p_occurred_at timestamptz, p_action text, p_actor_type text, p_actor_id uuid, p_target_type text,
-  p_target_id uuid, p_request_id text, p_metadata jsonb, p_created_at timestamptz, p_previous_hash text
+  p_target_id uuid, p_request_id text, p_metadata text, p_created_at timestamptz, p_previous_hash text
 ) returns text
   language sql stable parallel safe
   as $$
@@ -56,7 +59,7 @@ create or replace function audit_entry_hash(
       || ',"actor_type":' || to_json(p_actor_type)::text
       || ',"created_at":"' || iso(p_created_at) || '"'
       || ',"id":"' || p_id::text || '"'
-      || ',"metadata":' || audit_canonical_json(p_metadata)
+      || ',"metadata":' || p_metadata
       || ',"occurred_at":"' || iso(p_occurred_at) || '"'
       || ',"previous_hash":' || coalesce(to_json(p_previous_hash)::text, 'null')
       || ',"request_id":' || coalesce(to_json(p_request_id)::text, 'null')
@@ -65,7 +68,9 @@ create or replace function audit_entry_hash(
       || '}', 'UTF8')), 'hex')
   $$;
 
--- Appends one entry (src/storage/audit.ts), in one round trip. Writers of a workspace take its lock first, so
+-- Appends one entry (src/storage/audit.ts), in one round trip. The writer sends the metadata as canonical
+-- JSON (the SDK's canonicalJson, which the server shares), stored as jsonb and hashed as sent: the same value,
+-- and no canonicalization in the database on the hot path (P97). Writers of a workspace take its lock first, so
 -- entries are chained and stamped in commit order. The function is volatile: under READ COMMITTED each of its
 -- statements reads with a snapshot taken after the lock, so it sees the entry committed by the writer that
 -- held the lock before (one INSERT … SELECT would read with the snapshot of its start, before the wait).
@@ -73,7 +78,7 @@ create or replace function audit_entry_hash(
 -- even when two entries read the same microsecond or the clock steps back (P97).
 create or replace function audit_append(
   p_workspace uuid, p_id uuid, p_action text, p_actor_type text, p_actor_id uuid, p_target_type text,
-  p_target_id uuid, p_request_id text, p_metadata jsonb
+  p_target_id uuid, p_request_id text, p_metadata text
 ) returns void
   language plpgsql volatile
   as $$
@@ -91,7 +96,7 @@ create or replace function audit_append(
     insert into audit_logs (workspace_id, id, action, actor_type, actor_id, target_type, target_id, request_id,
                             metadata, occurred_at, created_at, hash, previous_hash)
     values (p_workspace, p_id, p_action, p_actor_type, p_actor_id, p_target_type, p_target_id, p_request_id,
-            p_metadata, stamped, created,
+            p_metadata::jsonb, stamped, created,
             audit_entry_hash(p_id, stamped, p_action, p_actor_type, p_actor_id, p_target_type, p_target_id,
                              p_request_id, p_metadata, created, prior_hash),
             prior_hash);
@@ -118,8 +123,8 @@ create or replace function audit_rechain(p_workspace uuid, p_from timestamptz) r
       update audit_logs a
          set previous_hash = previous,
              hash = audit_entry_hash(entry.id, entry.occurred_at, entry.action, entry.actor_type, entry.actor_id,
-                                     entry.target_type, entry.target_id, entry.request_id, entry.metadata,
-                                     entry.created_at, previous)
+                                     entry.target_type, entry.target_id, entry.request_id,
+                                     audit_canonical_json(entry.metadata), entry.created_at, previous)
        where a.workspace_id = p_workspace and a.id = entry.id
       returning a.hash into previous;
     end loop;
