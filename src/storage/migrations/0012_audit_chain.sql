@@ -105,29 +105,38 @@ create or replace function audit_append(
 
 -- Chains a workspace's entries again from the first one at or after `p_from`, in feed order: after an import
 -- has written entries with their own instants among the stored ones (P98), and below for existing entries.
+-- Only the hashing is sequential (each needs the one before): the entries are read in one scan, their hashes
+-- collected in arrays, and written by one UPDATE.
 create or replace function audit_rechain(p_workspace uuid, p_from timestamptz) returns void
   language plpgsql volatile
   as $$
   declare
     previous text;
     entry record;
+    ids uuid[] := '{}';
+    hashes text[] := '{}';
+    previouses text[] := '{}';
   begin
     perform pg_advisory_xact_lock(hashtextextended('audit:' || p_workspace::text, 0));
     select a.hash into previous from audit_logs a
      where a.workspace_id = p_workspace and a.occurred_at < p_from
      order by a.occurred_at desc, a.id desc limit 1;
     for entry in
-      select * from audit_logs a where a.workspace_id = p_workspace and a.occurred_at >= p_from
+      select a.id, a.occurred_at, a.action, a.actor_type, a.actor_id, a.target_type, a.target_id, a.request_id,
+             audit_canonical_json(a.metadata) as metadata, a.created_at
+        from audit_logs a where a.workspace_id = p_workspace and a.occurred_at >= p_from
        order by a.occurred_at, a.id
     loop
-      update audit_logs a
-         set previous_hash = previous,
-             hash = audit_entry_hash(entry.id, entry.occurred_at, entry.action, entry.actor_type, entry.actor_id,
-                                     entry.target_type, entry.target_id, entry.request_id,
-                                     audit_canonical_json(entry.metadata), entry.created_at, previous)
-       where a.workspace_id = p_workspace and a.id = entry.id
-      returning a.hash into previous;
+      ids := array_append(ids, entry.id);
+      previouses := array_append(previouses, previous);
+      previous := audit_entry_hash(entry.id, entry.occurred_at, entry.action, entry.actor_type, entry.actor_id,
+                                   entry.target_type, entry.target_id, entry.request_id, entry.metadata,
+                                   entry.created_at, previous);
+      hashes := array_append(hashes, previous);
     end loop;
+    update audit_logs a set hash = chained.hash, previous_hash = chained.previous_hash
+      from unnest(ids, hashes, previouses) as chained (id, hash, previous_hash)
+     where a.workspace_id = p_workspace and a.id = chained.id;
   end
   $$;
 
