@@ -39,6 +39,7 @@ export function createDispatcher(
   const dispatcher = new Dispatcher(services.db, sender, {
     retryDelaysMs: config.webhookRetryDelaysMs,
     timeoutMs: config.webhookTimeoutMs,
+    disableAfterMs: config.webhookDisableAfterMs,
     logger: services.logger.child({ component: 'webhooks' }),
     metrics: services.metrics,
     ...options,

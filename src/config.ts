@@ -1,7 +1,12 @@
 // The process's settings, parsed once from the environment (management-api.md, "Process and configuration").
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { resolve } from 'node:path';
-import { DEFAULT_RETRY_DELAYS_MS, parseDuration, parseDurationList } from './events/retry-schedule.js';
+import {
+  DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_RETRY_DELAYS_MS,
+  parseDuration,
+  parseDurationList,
+} from './events/retry-schedule.js';
 import { adminTokenWeakness } from './security/secrets.js';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -23,6 +28,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookAllowInsecureUrls: boolean;
   webhookTimeoutMs: number;
+  /** An endpoint whose attempts have all failed for this long is disabled; 0 never disables (P83). */
+  webhookDisableAfterMs: number;
   /** Time from a request's first byte until its last (headers and body) before a 408 (decision P66). */
   requestTimeoutMs: number;
   /** Time an idle keep-alive connection stays open (decision P66). */
@@ -112,6 +119,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ]),
     webhookAllowInsecureUrls: boolean(env, 'WEBHOOK_ALLOW_INSECURE_URLS'),
     webhookTimeoutMs: duration('WEBHOOK_TIMEOUT', env.WEBHOOK_TIMEOUT, parseDuration, 10_000),
+    webhookDisableAfterMs: duration(
+      'WEBHOOK_DISABLE_AFTER',
+      env.WEBHOOK_DISABLE_AFTER,
+      parseDuration,
+      DEFAULT_DISABLE_AFTER_MS,
+    ),
     requestTimeoutMs: duration('REQUEST_TIMEOUT', env.REQUEST_TIMEOUT, positive, 30_000),
     keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, positive, 5_000),
     role,

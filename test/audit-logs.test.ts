@@ -6,6 +6,7 @@ import { SCOPES } from '../src/schema/fields.js';
 import { AUDIT_ACTIONS } from '../src/storage/audit.js';
 import { migrate } from '../src/storage/migrate.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
+import { eventually } from './support/receiver.js';
 
 let h: Harness;
 let ws: TestWorkspace;
@@ -416,6 +417,29 @@ describe('what audit metadata may hold (P72)', () => {
     await admin('POST', `/admin/webhook-deliveries/${delivery.id}/replay`, {}, 201);
     await admin('POST', `/admin/webhook-endpoints/${endpoint.id}/replay`, { from: '2020-01-01T00:00:00Z' });
     await admin('DELETE', `/admin/webhook-endpoints/${endpoint.id}`, undefined, 204);
+    // A test event (P81), then an endpoint the service disables (P83): its target is refused at send time,
+    // so each attempt fails at once, and its run of failures is made to have begun six days ago.
+    const failing = await admin(
+      'POST',
+      `/admin/workspaces/${wsId}/webhook-endpoints`,
+      { url: `https://hooks.people.example/failing?token=${token}`, events: ['alert.created'] },
+      201,
+    );
+    said.push(failing.signing_secret);
+    await admin('POST', `/admin/webhook-endpoints/${failing.id}/test`, { event_type: 'alert.created' }, 201);
+    await h.db.query(
+      `update webhook_endpoints set url = 'https://127.0.0.1/refused', failing_since = now() - interval '6 days'
+        where id = $1`,
+      [failing.id],
+    );
+    await admin(
+      'POST',
+      `/admin/workspaces/${wsId}/alerts`,
+      { scope: 'org', severity: 'low', title: 'Babbage is unreachable', body: 'Ada Lovelace noticed' },
+      201,
+    );
+    await h.worker();
+    await eventually(async () => !(await admin('GET', `/admin/webhook-endpoints/${failing.id}`)).enabled);
 
     const auditor = await h.key(wsId, user.id, ['audit:read']);
     const entries = await feedOf(auditor.secret);

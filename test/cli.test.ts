@@ -17,6 +17,7 @@ import { countSeedRecords, generateSeedDocument } from '../src/management/seed/i
 import { SCOPES } from '../src/schema/fields.js';
 import { lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations } from '../src/storage/migrations.js';
+import { type Finished, finished } from './support/child.js';
 import { Harness } from './support/harness.js';
 
 // Compiled to dist/test/cli.test.js; the launcher lives in bin/ at the project root.
@@ -35,19 +36,16 @@ before(async () => {
 });
 after(() => h.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+interface Run extends Finished {
   // biome-ignore lint/suspicious/noExplicitAny: parsed --json output
   json: any;
 }
 
 /** Runs `tprm args…` asynchronously (the API answers from this very process, so never spawnSync). */
-function tprm(
+async function tprm(
   args: string[],
   options: { env?: Record<string, string | undefined>; input?: string; nodeArgs?: string[] } = {},
-) {
+): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of ['NODE_TEST_CONTEXT', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_URL', 'ADMIN_TOKEN'])
     delete env[name];
@@ -59,26 +57,14 @@ function tprm(
     stdio: 'pipe',
   });
   child.stdin?.end(options.input ?? '');
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise<Run>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
-    });
-  });
+  const run = await finished(child);
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { ...run, json };
 }
 
 /** Runs and expects success: the failure message shows what the CLI said. */
@@ -90,6 +76,10 @@ async function ok(args: string[], options?: Parameters<typeof tprm>[1]): Promise
 
 const newWorkspace = async (name = 'CLI workspace') =>
   (await ok(['workspaces', 'create', '--name', name, '--plan', 'enterprise', '--json'])).json;
+
+/** `tprm endpoints create` of an alert.created endpoint at `url`, parsed from --json. */
+const newEndpoint = async (workspaceId: string, url: string) =>
+  (await ok(['endpoints', 'create', workspaceId, '--url', url, '--events', 'alert.created', '--json'])).json;
 
 describe('help and usage', () => {
   test('--help prints the usage, every command group, the environment and examples; exit 0', async () => {
@@ -362,20 +352,11 @@ describe('webhook endpoints', () => {
 
   test('rotate-secret prints the new secret once; deliveries lists attempts; replay one or a range', async () => {
     const ws = await newWorkspace();
-    const created = await ok([
-      'endpoints',
-      'create',
-      ws.id,
-      '--url',
-      'https://hooks.example.com/r',
-      '--events',
-      'alert.created',
-      '--json',
-    ]);
-    const id = created.json.id as string;
+    const created = await newEndpoint(ws.id, 'https://hooks.example.com/r');
+    const id = created.id as string;
     const rotated = await ok(['endpoints', 'rotate-secret', id, '--overlap', '2h', '--json']);
     assert.match(rotated.json.signing_secret, /^whsec_/);
-    assert.notEqual(rotated.json.signing_secret, created.json.signing_secret);
+    assert.notEqual(rotated.json.signing_secret, created.signing_secret);
     assert.ok(Date.parse(rotated.json.previous_secret_expires_at) > Date.now() + 7_000_000);
     assert.match(rotated.stderr, /cannot be shown again/);
     const human = await ok(['endpoints', 'rotate-secret', id]);
@@ -410,6 +391,28 @@ describe('webhook endpoints', () => {
     const missing = await tprm(['endpoints', 'replay', id]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--from/);
+  });
+
+  test('endpoints test sends a test event of the type given to that endpoint (P81)', async () => {
+    const ws = await newWorkspace();
+    const id = (await newEndpoint(ws.id, 'https://hooks.example.com/t')).id as string;
+    const sent = await ok(['endpoints', 'test', id, '--event', 'report.ready', '--json']);
+    assert.equal(sent.json.endpoint_id, id);
+    assert.equal(sent.json.event_type, 'report.ready');
+    assert.equal(sent.json.test, true);
+    assert.equal(sent.json.status, 'pending');
+    const human = await ok(['endpoints', 'test', id, '--event', 'alert.created']);
+    assert.match(human.stdout, /^test +true$/m);
+    const listed = await ok(['endpoints', 'deliveries', id, '--json']);
+    assert.equal(listed.json.data.length, 2);
+    for (const args of [
+      ['endpoints', 'test', id],
+      ['endpoints', 'test', id, '--event', 'supplier.created'],
+    ]) {
+      const refused = await tprm(args);
+      assert.equal(refused.code, 2, args.join(' '));
+      assert.match(refused.stderr, /--event/);
+    }
   });
 
   test('an http:// URL is refused with the field message (WEBHOOK_ALLOW_INSECURE_URLS false)', async () => {

@@ -8,7 +8,7 @@ import { ADDRESS_BUCKETS, createMemoryRateLimiter, WORKSPACE_BUCKETS } from '../
 import type { Queryable } from '../src/storage/db.js';
 import { ENGINE, Harness, type Response } from './support/harness.js';
 import { findLeaks, LogCapture } from './support/logs.js';
-import { scrape } from './support/metrics.js';
+import { findPromtool, promtoolProblems, scrape } from './support/metrics.js';
 
 const logs = new LogCapture();
 let h: Harness;
@@ -245,5 +245,19 @@ describe('/metrics', () => {
     assert.equal(busy.value('tprm_db_pool_connections', { state: 'idle' }), 0);
     assert.equal(busy.value('tprm_db_pool_waiting'), 1);
     assert.equal((await scrape(h.adminApp)).value('tprm_db_pool_waiting'), 0);
+  });
+
+  test('promtool check metrics accepts the exposition (no gauge named _total)', async (t) => {
+    const promtool = findPromtool();
+    if (!promtool) {
+      t.skip('promtool is not installed (Debian package prometheus; .ci/run installs it)');
+      return;
+    }
+    await h.api('GET', '/suppliers', { key: (await h.workspace()).key });
+    const exposition = await scrape(h.adminApp);
+    assert.equal(promtoolProblems(promtool, exposition.text), '');
+    // The gauges prom-client names `…_total` are gone; their counts by type stay.
+    assert.ok(!exposition.types.has('tprm_nodejs_active_handles_total'));
+    assert.equal(exposition.types.get('tprm_nodejs_active_handles'), 'gauge');
   });
 });

@@ -139,6 +139,17 @@ describe('the SDK against the service', () => {
     assert.equal((await h.admin('POST', `/admin/reports/${report.id}/render`, {})).status, 200);
     const pdf = await client.reports.pdf(report.id);
     assert.equal(Buffer.from(pdf.subarray(0, 5)).toString('latin1'), '%PDF-');
+    // The generic get, by the document's path: the same JSON, and a 302 as its unfollowed location (P91).
+    assert.deepEqual(
+      await client.get('/reports/{id}', { id: report.id }),
+      await client.reports.get(report.id),
+    );
+    assert.deepEqual(
+      await client.get('/reports', { query: { limit: 1 } }),
+      await client.reports.listPage({ limit: 1 }),
+    );
+    const { location } = (await client.get('/reports/{id}/pdf', { id: report.id })) as { location: string };
+    assert.match(new URL(location).pathname, /^\/files\//);
 
     const upsert = await client.assets.upsert({
       source: 'manual',
@@ -684,7 +695,7 @@ describe('the built package', () => {
     writeFileSync(join(consumer, 'cjs.cjs'), probe("const sdk = require('@tprm/client');"));
     for (const file of ['esm.mjs', 'cjs.cjs']) {
       const out = JSON.parse(execFileSync(process.execPath, [join(consumer, file)], { encoding: 'utf8' }));
-      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 21 }, file);
+      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 22 }, file);
     }
     // The two builds are what the exports map names.
     const esm = await import(join(SDK_DIR, 'dist/esm/index.js'));

@@ -139,7 +139,11 @@ describe('worker processes on one PostgreSQL', { skip }, () => {
     assert.deepEqual(new Set(requests.map((request) => request.json.event_id)), events);
     const sent = async (service: ServiceProcess | undefined) => {
       const text = await (await fetch(`${service?.adminUrl}/metrics`)).text();
-      return Number(/tprm_webhook_attempts_total\{outcome="delivered"\} (\d+)/.exec(text)?.[1] ?? 0);
+      // Summed over the event types (P82).
+      const delivered = text.matchAll(
+        /^tprm_webhook_attempts_total\{[^}]*outcome="delivered"[^}]*\} (\d+)$/gm,
+      );
+      return [...delivered].reduce((sum, match) => sum + Number(match[1]), 0);
     };
     const [byA, byB] = [await sent(a), await sent(b)];
     assert.equal(byA + byB, events.size);

@@ -51,10 +51,9 @@ export function createClient(options: ClientOptions) {
   async function pdf(id: string): Promise<Uint8Array> {
     const url = api.url(pdfPath, id);
     const redirect = await api.send('GET', url, {});
-    const location = redirect.status === 302 ? redirect.headers.get('location') : null;
-    if (!location) throw await unexpected(redirect, url.pathname);
+    const signed = redirectTarget(url, redirect);
+    if (!signed) throw await unexpected(redirect, url.pathname);
     await redirect.body?.cancel();
-    const signed = new URL(location, url);
     const file = await api.send('GET', signed, { authenticated: false });
     // The URL is not named: it is a credential for five minutes.
     if (!file.ok) throw await unexpected(file, 'the signed PDF URL');
@@ -118,7 +117,30 @@ export function createClient(options: ClientOptions) {
     webhookEndpoints: collection('/webhook-endpoints'),
     webhookDeliveries: collection('/webhook-deliveries'),
     webhooks,
+    /**
+     * Any GET of the document by its path (`/suppliers/{id}`), untyped: for callers that walk the document
+     * instead of naming operations (the MCP server of `tprm mcp`). Resolves with the answer's JSON, or with
+     * `{ location }` for an answer 302 (`GET /reports/{id}/pdf`: the signed URL, not followed); errors and
+     * retries as for every call.
+     */
+    get: async (path: string, request: { id?: string; query?: object } = {}): Promise<unknown> => {
+      const url = api.url(path, request.id, request.query);
+      const response = await api.send('GET', url, { headers: { accept: 'application/json' } });
+      const signed = redirectTarget(url, response);
+      if (signed) {
+        await response.body?.cancel();
+        return { location: signed.href };
+      }
+      if (!response.ok) throw await unexpected(response, url.pathname);
+      return response.json();
+    },
   };
+}
+
+/** The target of an answer 302 (a signed URL, its own credential), or null for any other answer. */
+function redirectTarget(url: URL, response: Response): URL | null {
+  const location = response.status === 302 ? response.headers.get('location') : null;
+  return location ? new URL(location, url) : null;
 }
 
 export type TprmClient = ReturnType<typeof createClient>;

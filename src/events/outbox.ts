@@ -19,25 +19,41 @@ export type EventType =
 /** Records an event of the caller's workspace in the caller's write transaction (bound by the pipeline). */
 export type EventRecorder = (type: EventType, data: Record<string, unknown>) => Promise<string>;
 
+/**
+ * Stores an event and its payload, serialized once. A test event (P81) is stored the same way, marked, for
+ * the one delivery its caller schedules: it is never fanned out.
+ */
+export async function storeEvent(
+  tx: Queryable,
+  workspaceId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  options: { test?: boolean } = {},
+): Promise<{ id: string; occurredAt: string }> {
+  const id = randomUUID();
+  const [row] = await tx.query<{ occurred_at: string }>('select iso(clock_timestamp()) as occurred_at');
+  const occurredAt = row?.occurred_at as string;
+  const payload = JSON.stringify({
+    event_id: id,
+    type,
+    occurred_at: occurredAt,
+    organization_id: workspaceId,
+    data,
+  });
+  await tx.query(
+    'insert into events (workspace_id, id, type, occurred_at, payload, test) values ($1, $2, $3, $4::timestamptz, $5, $6)',
+    [workspaceId, id, type, occurredAt, payload, options.test ?? false],
+  );
+  return { id, occurredAt };
+}
+
 export async function recordEvent(
   tx: Queryable,
   workspaceId: string,
   type: EventType,
   data: Record<string, unknown>,
 ): Promise<string> {
-  const id = randomUUID();
-  const [row] = await tx.query<{ occurred_at: string }>('select iso(clock_timestamp()) as occurred_at');
-  const payload = JSON.stringify({
-    event_id: id,
-    type,
-    occurred_at: row?.occurred_at,
-    organization_id: workspaceId,
-    data,
-  });
-  await tx.query(
-    'insert into events (workspace_id, id, type, occurred_at, payload) values ($1, $2, $3, $4::timestamptz, $5)',
-    [workspaceId, id, type, row?.occurred_at, payload],
-  );
+  const { id, occurredAt } = await storeEvent(tx, workspaceId, type, data);
   await tx.query(
     `with attempts as (
        insert into webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at)
@@ -46,7 +62,7 @@ export async function recordEvent(
         where e.workspace_id = $1 and e.enabled and $3 = any (e.events)
        returning 1)
      select pg_notify($5, '') from (select count(*) as n from attempts) fanned where n > 0`,
-    [workspaceId, id, type, row?.occurred_at, DELIVERY_CHANNEL],
+    [workspaceId, id, type, occurredAt, DELIVERY_CHANNEL],
   );
   return id;
 }

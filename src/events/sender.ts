@@ -16,6 +16,11 @@ export interface AttemptOutcome {
   responseStatus: number | null;
   responseBody: string | null;
   error: string | null;
+  /**
+   * What kind of failure, for logs (P82): `http` (see responseStatus), `timeout`, `blocked`, `aborted`, a
+   * socket error's code (`ECONNREFUSED`…) or `connection`; null when delivered. Never an address or URL.
+   */
+  errorClass: string | null;
 }
 
 export interface Sender {
@@ -24,28 +29,34 @@ export interface Sender {
 }
 
 const failure = (
+  errorClass: string,
   error: string,
   responseStatus: number | null = null,
   responseBody: string | null = null,
-) => ({
+): AttemptOutcome => ({
   delivered: false,
   responseStatus,
   responseBody,
   error,
+  errorClass,
 });
 
 /** Text PostgreSQL can store: invalid UTF-8 becomes U+FFFD, NUL is dropped. */
 const storable = (bytes: Buffer) => bytes.toString('utf8').replaceAll('\u0000', '');
 
-/** A failed attempt's `error`, as the API shows it: never an address the target's name resolved to (P73). */
-function describe(error: NodeJS.ErrnoException, timeoutMs: number): string {
-  if (error.code === 'ETIMEDOUT_WEBHOOK') return `timeout: no complete answer within ${timeoutMs} ms`;
-  if (error.code === 'EFORBIDDENADDRESS') return `blocked: ${error.message}`;
-  if (error.code === 'ABORT_ERR') return 'aborted: the worker shut down during the attempt';
+/** A failed attempt's outcome, its `error` as the API shows it: never an address the target's name resolved to (P73). */
+function connectionFailure(error: NodeJS.ErrnoException, timeoutMs: number): AttemptOutcome {
+  if (error.code === 'ETIMEDOUT_WEBHOOK')
+    return failure('timeout', `timeout: no complete answer within ${timeoutMs} ms`);
+  if (error.code === 'EFORBIDDENADDRESS') return failure('blocked', `blocked: ${error.message}`);
+  if (error.code === 'ABORT_ERR')
+    return failure('aborted', 'aborted: the worker shut down during the attempt');
   // Node's socket errors end with the address and port tried ("connect ECONNREFUSED 10.0.0.7:443").
   if (error.code && error.syscall && (error as { address?: unknown }).address !== undefined)
-    return `${error.code}: ${error.syscall} failed`;
-  return error.code ? `${error.code}: ${error.message}` : `connection error: ${error.message}`;
+    return failure(error.code, `${error.code}: ${error.syscall} failed`);
+  return error.code
+    ? failure(error.code, `${error.code}: ${error.message}`)
+    : failure('connection', `connection error: ${error.message}`);
 }
 
 export function createSender(options: {
@@ -63,7 +74,7 @@ export function createSender(options: {
   const send = (url: string, body: Buffer, signature: string, signal?: AbortSignal) =>
     new Promise<AttemptOutcome>((resolve) => {
       const problem = checkWebhookUrl(url, { allowInsecure: options.allowInsecure });
-      if (problem) return resolve(failure(`blocked: ${problem}`));
+      if (problem) return resolve(failure('blocked', `blocked: ${problem}`));
       const target = new URL(url);
       const transport = target.protocol === 'https:' ? https : http;
       let settled = false;
@@ -80,13 +91,19 @@ export function createSender(options: {
       const answered = () => {
         const text = storable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
         if (status !== null && status >= 200 && status < 300) {
-          return finish({ delivered: true, responseStatus: status, responseBody: text, error: null });
+          return finish({
+            delivered: true,
+            responseStatus: status,
+            responseBody: text,
+            error: null,
+            errorClass: null,
+          });
         }
         const reason =
           status !== null && status >= 300 && status < 400
             ? `HTTP ${status}: redirects are not followed`
             : `HTTP ${status}: only a 2xx acknowledges`;
-        finish(failure(reason, status, text));
+        finish(failure('http', reason, status, text));
       };
 
       const request = transport.request(target, {
@@ -104,7 +121,7 @@ export function createSender(options: {
         request.destroy();
         // Once the status line is in, the receiver has answered: what it did with the body is its business.
         if (status !== null) answered();
-        else finish(failure(describe(error, options.timeoutMs)));
+        else finish(connectionFailure(error, options.timeoutMs));
       };
       const timer = setTimeout(() => {
         const error: NodeJS.ErrnoException = new Error('timeout');

@@ -17,9 +17,13 @@ export interface Metrics {
   latency: Histogram<'listener' | 'method' | 'route'>;
   // Rate limits (http/server.ts, from the decision http/route.ts took): 429s by the bucket that refused them.
   rateLimited: Counter<'bucket'>;
-  // Webhook delivery (events/dispatcher.ts): attempts by outcome, the lag to a first attempt, and the queue
-  // of the whole fleet, which each worker refreshes every few seconds (a scrape never waits on the database).
-  webhookAttempts: Counter<'outcome'>;
+  // Webhook delivery (events/dispatcher.ts): attempts by outcome and event type (both bounded lists; endpoint
+  // ids are not, so they are in the log lines instead), how long each took, the lag to a first attempt, and
+  // the queue of the whole fleet, which each worker refreshes every few seconds (a scrape never waits on the
+  // database). Test events (P81) are not counted.
+  webhookAttempts: Counter<'outcome' | 'event_type'>;
+  webhookAttemptDuration: Histogram<'outcome' | 'event_type'>;
+  webhookDisabled: Counter;
   webhookLag: Histogram;
   webhookQueue: Gauge<'state'>;
   /** Names the database and limiter whose state the gauges report (createServices). */
@@ -29,6 +33,10 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tprm_' });
+  // prom-client names three gauges `…_total`, a suffix Prometheus keeps for counters (promtool refuses it);
+  // the same counts stay available, by type, in tprm_nodejs_active_handles, _requests and _resources.
+  for (const name of ['active_handles_total', 'active_requests_total', 'active_resources_total'])
+    registry.removeSingleMetric(`tprm_nodejs_${name}`);
   let sources: MetricSources | undefined;
   const registers = [registry];
 
@@ -118,8 +126,20 @@ export function createMetrics(): Metrics {
     }),
     webhookAttempts: new Counter({
       name: 'tprm_webhook_attempts_total',
-      help: 'Delivery attempts made by this process, by outcome (delivered, failed, exhausted).',
-      labelNames: ['outcome'],
+      help: 'Delivery attempts made by this process, by outcome (delivered, failed, exhausted) and event type.',
+      labelNames: ['outcome', 'event_type'],
+      registers,
+    }),
+    webhookAttemptDuration: new Histogram({
+      name: 'tprm_webhook_attempt_duration_seconds',
+      help: 'Time from the start of a delivery attempt to its outcome, by outcome and event type.',
+      labelNames: ['outcome', 'event_type'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    webhookDisabled: new Counter({
+      name: 'tprm_webhook_endpoints_disabled_total',
+      help: 'Endpoints this process disabled because their deliveries had all failed for WEBHOOK_DISABLE_AFTER.',
       registers,
     }),
     webhookLag: new Histogram({

@@ -1,8 +1,8 @@
 // tprm: the operator's command line over the management API (management-api.md, "CLI"). Every /admin
 // endpoint has a command (cli/commands/, through the typed admin client); `seed` streams demo data through
-// the import endpoint and `migrate` applies the SQL migrations straight to the database. Output is a table
-// for people and the API's JSON with --json; any failure exits non-zero with the API's error message and
-// code on stderr (one JSON object with --json).
+// the import endpoint; `migrate` applies the SQL migrations straight to the database and `store copy` moves
+// the embedded store to a PostgreSQL server. Output is a table for people and the API's JSON with --json; any
+// failure exits non-zero with the API's error message and code on stderr (one JSON object with --json).
 //
 // Exit codes: 0 success, 1 the operation failed (API error, unreachable server, bad file), 2 usage error.
 import { existsSync } from 'node:fs';

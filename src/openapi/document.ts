@@ -97,7 +97,7 @@ const ONE = ['items', 'additionalProperties', 'not'];
 const LIST = ['anyOf', 'oneOf', 'allOf'];
 const MAP = ['properties', 'patternProperties'];
 
-function mapSubschemas(schema: JsonSchema, map: (child: JsonSchema) => JsonSchema): JsonSchema {
+export function mapSubschemas(schema: JsonSchema, map: (child: JsonSchema) => JsonSchema): JsonSchema {
   const out: JsonSchema = { ...schema };
   for (const keyword of ONE) {
     const child = schema[keyword];

@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.deliveries_replayed',
+  'webhook_endpoint.test_sent',
+  'webhook_endpoint.disabled',
   'webhook_delivery.replayed',
   'supplier.created',
   'assessment.created',

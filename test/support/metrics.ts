@@ -1,4 +1,7 @@
-// Reads the Prometheus text of /metrics (management listener).
+// Reads the Prometheus text of /metrics (management listener), and has promtool judge it.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
 export interface Sample {
@@ -12,6 +15,8 @@ export class Scrape {
     readonly samples: Sample[],
     /** Metric family → its declared type (`# TYPE`). */
     readonly types: Map<string, string>,
+    /** The exposition as served. */
+    readonly text: string,
   ) {}
 
   /**
@@ -46,5 +51,21 @@ export async function scrape(adminApp: FastifyInstance): Promise<Scrape> {
       labels[key as string] = value as string;
     samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
   }
-  return new Scrape(samples, types);
+  return new Scrape(samples, types, res.body);
+}
+
+/** Where promtool is, or null: the tests that run it skip without it (P78). */
+export function findPromtool(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, 'promtool');
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** `promtool check metrics` on this exposition: its complaints, empty when it accepts it. */
+export function promtoolProblems(promtool: string, exposition: string): string {
+  const result = spawnSync(promtool, ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
+  if (result.error) throw result.error;
+  return result.status === 0 ? '' : `${result.stdout}${result.stderr}`.trim() || `exit ${result.status}`;
 }

@@ -8,7 +8,7 @@ import {
 } from '../../src/events/retry-schedule.js';
 
 describe('parseDuration', () => {
-  it('parses ms, s, m, h', () => {
+  it('parses ms, s, m, h, d', () => {
     const table: Array<[string, number]> = [
       ['0ms', 0],
       ['50ms', 50],
@@ -17,6 +17,8 @@ describe('parseDuration', () => {
       ['1.5s', 1500],
       ['5m', 300_000],
       ['2h', 7_200_000],
+      ['5d', 432_000_000],
+      ['1.5d', 129_600_000],
       [' 10 s ', 10_000],
       ['\t30m\n', 1_800_000],
     ];
@@ -32,7 +34,7 @@ describe('parseDuration', () => {
       '-1s',
       '+1s',
       '1x',
-      '1 d',
+      '1w',
       '1S',
       '1sec',
       'abc',
@@ -43,7 +45,7 @@ describe('parseDuration', () => {
       'NaN s',
     ];
     for (const text of bad) {
-      assert.throws(() => parseDuration(text), /Invalid duration .*unit ms, s, m or h/, text);
+      assert.throws(() => parseDuration(text), /Invalid duration .*unit ms, s, m, h or d/, text);
     }
   });
 

@@ -1523,7 +1523,7 @@ export interface components {
         };
         /**
          * WebhookDeliveryAttempt
-         * @description One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or `exhausted` (no retry left). `created_at` is when the attempt was scheduled (a retry: when the attempt before it failed); `updated_at` its last change of status.
+         * @description One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or `exhausted` (no retry left; the event's latest attempt to the endpoint, and none once a replay delivered it). `created_at` is when the attempt was scheduled (a retry: when the attempt before it failed); `updated_at` its last change of status.
          */
         WebhookDeliveryAttempt: {
             /** Format: uuid */
@@ -1538,9 +1538,12 @@ export interface components {
             attempt: number;
             /** @enum {string} */
             status: "pending" | "delivering" | "delivered" | "failed" | "exhausted";
+            /** @description True for a test event an operator sent to this endpoint alone: never fanned out, never retried. */
+            test: boolean;
             response_status: number | null;
             response_body: string | null;
             error: string | null;
+            duration_ms: number | null;
             /** Format: date-time */
             attempted_at: string;
             next_retry_at: string | null;
@@ -1559,7 +1562,9 @@ export interface components {
             url: string;
             description: string | null;
             events: ("assessment.completed" | "report.ready" | "alert.created" | "action_plan_item.status_changed")[];
+            /** @description False while paused: by an operator, or by the service when its deliveries have all failed for WEBHOOK_DISABLE_AFTER (default 5 days). Re-enabling resumes delivery. */
             enabled: boolean;
+            failing_since: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4257,6 +4262,7 @@ export interface operations {
                      *             "assessment.completed"
                      *           ],
                      *           "enabled": true,
+                     *           "failing_since": "2025-06-02T09:30:00.000000Z",
                      *           "created_at": "2025-06-02T09:30:00.000000Z",
                      *           "updated_at": "2025-06-02T09:30:00.000000Z"
                      *         }
@@ -4334,9 +4340,11 @@ export interface operations {
                      *           "event_type": "assessment.completed",
                      *           "attempt": 1,
                      *           "status": "pending",
+                     *           "test": true,
                      *           "response_status": 42,
                      *           "response_body": "Example response body",
                      *           "error": "Example error",
+                     *           "duration_ms": 0,
                      *           "attempted_at": "2025-06-02T09:30:00.000000Z",
                      *           "next_retry_at": "2025-06-02T09:30:00.000000Z",
                      *           "created_at": "2025-06-02T09:30:00.000000Z",

@@ -1,23 +1,16 @@
 // The `tprm` program: global options, help, version, and the command groups.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { auditCommands } from './commands/audit.js';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
+import { storeCommands } from './commands/store.js';
+import { mcpCommand } from './commands/mcp.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { examples } from './options.js';
 import { DEFAULT_ADMIN_URL } from './transport.js';
-
-/** The version of the package this file belongs to: the nearest package.json above it (from src/ or dist/). */
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-}
+import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('tprm')
@@ -35,7 +28,8 @@ export function buildProgram(): Command {
 Environment:
   ADMIN_URL      management API origin, default ${DEFAULT_ADMIN_URL}
   ADMIN_TOKEN    bearer token of the management API (printed once by the server on first start)
-  DATABASE_URL, DATA_DIR   used by "migrate" only
+  DATABASE_URL, DATA_DIR   used by "migrate" and "store copy" only
+  TPRM_API_URL, TPRM_API_KEY   used by "mcp" only (the public API and its key)
   A .env file in the current directory is read too; the environment wins.
 
 Exit codes: 0 success, 1 the operation failed (message and API error code on stderr; with --json, one
@@ -55,5 +49,7 @@ ${examples([
   dataCommands(program);
   lifecycleCommands(program);
   auditCommands(program);
+  storeCommands(program);
+  mcpCommand(program);
   return program;
 }

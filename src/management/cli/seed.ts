@@ -1,72 +1,15 @@
 // `tprm seed`: streams a generated demo data set into a workspace through the import endpoint, one batch per
 // import transaction, with progress on stderr.
-import cliProgress from 'cli-progress';
 import { countSeedRecords, generateSeedBatches, type ImportDocument } from '../seed/index.js';
 import type { Io } from './command.js';
 import { ApiCallError, CliError } from './errors.js';
 import { print, table } from './output.js';
+import { type Progress, progress } from './progress.js';
 
 export interface SeedOptions {
   suppliers: number;
   seed: number;
   batchSize: number;
-}
-
-interface Progress {
-  update(done: number): void;
-  log(line: string): void;
-  stop(completed: boolean): void;
-}
-
-const perSecond = (started: number, done: number) =>
-  Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
-
-/** A progress bar on a terminal; on a pipe or a file, one plain line every 2 s and a last one at the end.
- * Both on stderr, so `--json` output on stdout stays parseable. */
-function progress(total: number): Progress {
-  return process.stderr.isTTY ? progressBar(total, Date.now()) : progressLines(total, Date.now());
-}
-
-function progressBar(total: number, started: number): Progress {
-  const bars = new cliProgress.MultiBar(
-    {
-      format: 'seed {bar} {percentage}% | {value}/{total} records | {rate} records/s | ETA {eta_formatted}',
-      hideCursor: true,
-      barsize: 30,
-      etaBuffer: 50,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  const bar = bars.create(total, 0, { rate: 0 });
-  return {
-    update: (done) => bar.update(done, { rate: perSecond(started, done) }),
-    log: (line) => bars.log(`${line}\n`),
-    stop: () => bars.stop(),
-  };
-}
-
-function progressLines(total: number, started: number): Progress {
-  let last = started;
-  let current = 0;
-  const line = (done: number) => {
-    const rate = perSecond(started, done);
-    const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
-    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
-    process.stderr.write(`seed: ${done}/${total} records (${percent}%), ${rate} records/s, ETA ${eta}s\n`);
-  };
-  return {
-    update: (done) => {
-      current = done;
-      if (Date.now() - last >= 2000) {
-        last = Date.now();
-        line(done);
-      }
-    },
-    log: (text) => process.stderr.write(`${text}\n`),
-    stop: (completed) => {
-      if (completed) line(current);
-    },
-  };
 }
 
 /** The collections an import 422 refuses as unknown: `details.fields` keyed by a bare collection name of the
@@ -126,7 +69,7 @@ export async function seed(io: Io, workspaceId: string, opts: SeedOptions): Prom
   await io.admin.getWorkspace({ params: { id: workspaceId } }); // fail fast on a wrong id
   const options = { size: { suppliers: opts.suppliers }, seed: opts.seed, batchSize: opts.batchSize };
   const total = countSeedRecords(options);
-  const bar = progress(total);
+  const bar = progress(total, { task: 'seed', unit: 'records' });
   const started = Date.now();
   const state: SeedState = { dropped: new Set(), created: {}, skipped: {}, done: 0, batches: 0 };
   try {

@@ -1,27 +1,30 @@
 // Management of webhook endpoints (management-api.md) and the delivery operations of decision P30-P33:
 // register, change and delete endpoints, rotate a signing secret with an overlap, replay one delivery or
-// every failed delivery of an endpoint in a time range, and read an endpoint's recent attempts.
+// every failed delivery of an endpoint in a time range, read an endpoint's recent attempts, and send one
+// endpoint a test event (P81).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
-import { type TSchema, Type } from 'typebox';
+import { type TProperties, type TSchema, Type } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
 import { checkWebhookUrl } from '../../events/address-policy.js';
-import { DELIVERY_CHANNEL } from '../../events/outbox.js';
+import { DELIVERY_CHANNEL, storeEvent } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
 import { dataList, type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';
 import { listOf } from '../../management/schemas.js';
-import { DateTime } from '../../schema/fields.js';
+import { DateTime, type WebhookEvent } from '../../schema/fields.js';
 import { recordAudit } from '../../storage/audit.js';
 import type { Queryable } from '../../storage/db.js';
 import {
   EndpointReplay,
   SecretRotation,
+  TestEventRequest,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointCreate,
   WebhookEndpointPatch,
+  WebhookEventPayloads,
 } from './schema.js';
 
 const endpointJson = WebhookEndpoint.json('t', { pii: true });
@@ -84,7 +87,9 @@ async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointIn
     const [row] = await tx.query<{ workspace_id: string }>(
       `update webhook_endpoints set url = coalesce($2, url), events = coalesce($3::text[], events),
               description = case when $4::boolean then $5 else description end,
-              enabled = coalesce($6, enabled), updated_at = now()
+              enabled = coalesce($6, enabled), updated_at = now(),
+              -- Re-enabling starts afresh: the failures before the pause do not count towards disabling (P83).
+              failing_since = case when $6 and not enabled then null else failing_since end
         where id = $1 returning workspace_id`,
       [
         id,
@@ -187,6 +192,17 @@ async function endpointState(tx: Queryable, workspaceId: string, endpointId: str
   }
 }
 
+/** The workspace of an endpoint that may be sent to now: 404 when there is none, 409 while it is disabled. */
+async function sendableEndpoint(tx: Queryable, endpointId: string): Promise<string> {
+  const [endpoint] = await tx.query<{ workspace_id: string }>(
+    'select workspace_id from webhook_endpoints where id = $1',
+    [endpointId],
+  );
+  if (!endpoint) throw notFound('webhook endpoint');
+  await endpointState(tx, endpoint.workspace_id, endpointId);
+  return endpoint.workspace_id;
+}
+
 async function replayDelivery(op: Operator, deliveryId: string): Promise<string> {
   return op.db.transaction(async (tx) => {
     const [source] = await tx.query<{ workspace_id: string; endpoint_id: string; event_id: string }>(
@@ -231,12 +247,7 @@ async function replayEndpoint(
     throw validationFailed({ to: 'must not be before from' });
   }
   return op.db.transaction(async (tx) => {
-    const [endpoint] = await tx.query<{ workspace_id: string }>(
-      'select workspace_id from webhook_endpoints where id = $1',
-      [endpointId],
-    );
-    if (!endpoint) throw notFound('webhook endpoint');
-    await endpointState(tx, endpoint.workspace_id, endpointId);
+    const workspaceId = await sendableEndpoint(tx, endpointId);
     // Every event whose delivery failed in the range (an attempt failed or exhausted then) and that is
     // neither delivered since nor still due or in flight.
     const replays = await insertReplays(
@@ -248,16 +259,66 @@ async function replayEndpoint(
        having bool_or(d.status in ('failed', 'exhausted') and d.attempted_at >= $3::timestamptz
                       and ($4::timestamptz is null or d.attempted_at <= $4::timestamptz))
           and not bool_or(d.status in ('pending', 'delivering', 'delivered'))`,
-      [endpoint.workspace_id, endpointId, input.from, input.to ?? null],
+      [workspaceId, endpointId, input.from, input.to ?? null],
     );
     await recordAudit(tx, {
-      ...systemActor(op, endpoint.workspace_id),
+      ...systemActor(op, workspaceId),
       action: 'webhook_endpoint.deliveries_replayed',
       targetType: 'webhook_endpoint',
       targetId: endpointId,
       metadata: { from: input.from, to: input.to ?? null, replayed: replays.length },
     });
     return `{"replayed":${replays.length},"data":[${replays.join(',')}]}`;
+  });
+}
+
+/**
+ * A payload's `data` for a test event (P81), from the event's own schema: the first value of each enumeration,
+ * the nil uuid for each id (no record of the workspace is named), so it validates like a real one.
+ */
+function exampleValue(schema: TSchema): unknown {
+  const s = schema as TSchema & {
+    enum?: unknown[];
+    anyOf?: TSchema[];
+    format?: string;
+    properties?: TProperties;
+  };
+  if (s.enum) return s.enum[0];
+  if (s.anyOf)
+    return exampleValue(s.anyOf.find((branch) => (branch as { type?: string }).type !== 'null') ?? s);
+  if (s.properties)
+    return Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, exampleValue(v)]));
+  if (s.format === 'uuid') return NIL_UUID;
+  throw new Error(`no example for schema ${JSON.stringify(schema)}`);
+}
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+async function sendTestEvent(
+  op: Operator,
+  endpointId: string,
+  input: { event_type: WebhookEvent },
+): Promise<string> {
+  return op.db.transaction(async (tx) => {
+    const workspaceId = await sendableEndpoint(tx, endpointId);
+    const payload = WebhookEventPayloads[input.event_type] as TSchema & { properties: TProperties };
+    const data = exampleValue(payload.properties.data as TSchema) as Record<string, unknown>;
+    const event = await storeEvent(tx, workspaceId, input.event_type, data, { test: true });
+    const [attempt] = await tx.query<{ j: string }>(
+      `insert into webhook_deliveries as t
+              (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at)
+       values ($1, gen_random_uuid(), $2, $3, $4, 1, 'pending', clock_timestamp())
+       returning ${deliveryJson} as j`,
+      [workspaceId, endpointId, event.id, input.event_type],
+    );
+    await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
+    await recordAudit(tx, {
+      ...systemActor(op, workspaceId),
+      action: 'webhook_endpoint.test_sent',
+      targetType: 'webhook_endpoint',
+      targetId: endpointId,
+      metadata: { event_type: input.event_type, event_id: event.id },
+    });
+    return (attempt as { j: string }).j;
   });
 }
 
@@ -387,6 +448,22 @@ export const webhooksAdmin = {
     response: listOf(WebhookDelivery.schema),
     errors: [404],
     handler: ({ op }, { params }) => recentAttempts(op.db, params.id),
+  }),
+  sendWebhookTestEvent: adminRoute({
+    method: 'POST',
+    url: '/webhook-endpoints/:id/test',
+    tag: TAG,
+    summary: 'Send a signed test event of any type to this endpoint alone, now',
+    description:
+      "The payload has the event type's shape, with the workspace as `organization_id` and the nil uuid for " +
+      'every id in `data`. One attempt, due at once, listed with `test: true`; never retried, never sent to ' +
+      "another endpoint, not counted in the metrics and no part of the endpoint's failing state. 409 " +
+      '`endpoint_disabled` while the endpoint is disabled.',
+    status: 201,
+    body: TestEventRequest,
+    response: WebhookDelivery.schema,
+    errors: [404, 409, 422],
+    handler: ({ op }, { params, body }) => sendTestEvent(op, params.id, body),
   }),
   replayWebhookDelivery: adminRoute({
     method: 'POST',

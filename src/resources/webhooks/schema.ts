@@ -17,7 +17,23 @@ export const WebhookEndpoint = defineResource({
     url: field(Type.String()),
     description: field(Nullable(Type.String())),
     events: field(Type.Array(StringEnum(WebhookEvents))),
-    enabled: field(Type.Boolean()),
+    enabled: field(
+      Type.Boolean({
+        description:
+          'False while paused: by an operator, or by the service when its deliveries have all failed for ' +
+          'WEBHOOK_DISABLE_AFTER (default 5 days). Re-enabling resumes delivery.',
+      }),
+    ),
+    failing_since: field(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description:
+            'When the current run of failed attempts began (the first failure since the last delivery); ' +
+            'null while the last attempt was delivered, and again after re-enabling.',
+        }),
+      ),
+    ),
     created_at: field(DateTime),
     updated_at: field(DateTime),
   },
@@ -29,7 +45,8 @@ export const WebhookDelivery = defineResource({
   description:
     'One attempt to deliver one event to one endpoint. `pending`: due but not started (`attempted_at` is ' +
     'the due time); `delivering`: in flight; then `delivered`, `failed` (with `next_retry_at`) or ' +
-    '`exhausted` (no retry left). `created_at` is when the attempt was scheduled (a retry: when the attempt ' +
+    "`exhausted` (no retry left; the event's latest attempt to the endpoint, and none once a replay " +
+    'delivered it). `created_at` is when the attempt was scheduled (a retry: when the attempt ' +
     'before it failed); `updated_at` its last change of status.',
   fields: {
     id: field(Uuid),
@@ -38,9 +55,26 @@ export const WebhookDelivery = defineResource({
     event_type: field(StringEnum(WebhookEvents)),
     attempt: field(Type.Integer({ minimum: 1, description: '1 for the first try.' })),
     status: field(StringEnum(DeliveryStatuses)),
+    test: field(
+      Type.Boolean({
+        description:
+          'True for a test event an operator sent to this endpoint alone: never fanned out, never retried.',
+      }),
+      {
+        sql: 'exists (select 1 from events ev where ev.workspace_id = $t.workspace_id and ev.id = $t.event_id and ev.test)',
+      },
+    ),
     response_status: field(Nullable(Type.Integer())),
     response_body: field(Nullable(Type.String({ description: 'The first 1 KiB of the response body.' }))),
     error: field(Nullable(Type.String())),
+    duration_ms: field(
+      Nullable(
+        Type.Integer({
+          minimum: 0,
+          description: 'From the start of the request to its outcome; null until the outcome is recorded.',
+        }),
+      ),
+    ),
     attempted_at: field(DateTime),
     next_retry_at: field(Nullable(DateTime)),
     created_at: field(DateTime),
@@ -75,6 +109,10 @@ export const SecretRotation = Type.Object(
       }),
     ),
   },
+  { additionalProperties: false },
+);
+export const TestEventRequest = Type.Object(
+  { event_type: StringEnum(WebhookEvents, 'The type of the example event to send.') },
   { additionalProperties: false },
 );
 export const EndpointReplay = Type.Object(

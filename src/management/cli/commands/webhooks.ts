@@ -157,11 +157,39 @@ function deliveryCommands(program: Command, endpoints: Command): void {
             'attempt',
             'status',
             'response_status',
+            'duration_ms',
             'error',
             'id',
             'event_id',
+            'test',
           ]),
         );
+      }),
+    );
+  endpoints
+    .command('test <endpoint-id>')
+    .description(
+      'send a signed test event to this endpoint alone, now (POST /admin/webhook-endpoints/{id}/test)',
+    )
+    .addOption(
+      new Option('--event <type>', 'the event type of the example payload')
+        .choices(WebhookEvents)
+        .makeOptionMandatory(),
+    )
+    .addHelpText(
+      'after',
+      `
+The payload has the event type's shape, with the nil uuid for every id in data. The attempt is listed with
+test: true by "tprm endpoints deliveries"; it is never retried nor sent to another endpoint.
+${examples(['tprm endpoints test 1d3f… --event alert.created'])}`,
+    )
+    .action(
+      act<[endpointId: string], { event: WebhookEvent }>(async (io, [id], opts) => {
+        const attempt = await io.admin.sendWebhookTestEvent({
+          params: { id },
+          body: { event_type: opts.event },
+        });
+        print(io, attempt, () => record(attempt));
       }),
     );
   endpoints
