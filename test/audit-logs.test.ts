@@ -88,9 +88,11 @@ describe('GET /audit-logs', () => {
       'actor_id',
       'actor_type',
       'created_at',
+      'hash',
       'id',
       'metadata',
       'occurred_at',
+      'previous_hash',
       'request_id',
       'target_id',
       'target_type',
@@ -442,6 +444,8 @@ describe('what audit metadata may hold (P72)', () => {
     const auditor = await h.key(wsId, user.id, ['audit:read']);
     const entries = await feedOf(auditor.secret);
     const written = new Set(entries.map((entry) => entry.action));
+    // P97: each action's metadata, sent canonical by its writer, is what the database recomputes from the row.
+    assert.equal((await h.adminClient.verifyAuditChain({ params: { id: wsId } })).valid, true);
     assert.deepEqual(
       AUDIT_ACTIONS.filter((action) => !written.has(action)),
       [],
@@ -485,9 +489,12 @@ describe('what audit metadata may hold (P72)', () => {
         [own.id, randomUUID(), action, JSON.stringify(metadata)],
       );
     }
-    // Applied as on an upgrade from a version before it.
-    await h.db.query('delete from schema_migrations where version = 8');
-    assert.deepEqual(await migrate(h.db), ['0008_audit_redaction_delivery_timestamps.sql']);
+    // Applied as on an upgrade from a version before it (and before the hash chain, which chains them).
+    await h.db.query('delete from schema_migrations where version in (8, 12)');
+    assert.deepEqual(await migrate(h.db), [
+      '0008_audit_redaction_delivery_timestamps.sql',
+      '0012_audit_chain.sql',
+    ]);
 
     const entries = await feedOf(own.key);
     assertClean(entries, [token, 'https://', 'Lovelace', 'Babbage']);

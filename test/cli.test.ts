@@ -98,6 +98,7 @@ describe('help and usage', () => {
       'alerts',
       'assets',
       'items',
+      'audit',
     ])
       assert.match(run.stdout, new RegExp(`\\n  ${group}\\b`), group);
     assert.match(run.stdout, /ADMIN_URL/);
@@ -474,6 +475,44 @@ describe('import', () => {
     const missing = await tprm(['import', ws.id, join(cwd, 'nope.json')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /Cannot read .*nope\.json/);
+  });
+});
+
+describe('audit verify', () => {
+  test('an intact chain: the count and head hash, exit 0; an edited entry: named with its position, exit 1 (P97)', async () => {
+    const ws = await h.workspace();
+    const entries = await h.db.query<{ id: string; hash: string }>(
+      'select id, hash from audit_logs where workspace_id = $1 order by occurred_at, id',
+      [ws.id],
+    );
+    const intact = await ok(['audit', 'verify', ws.id]);
+    assert.match(intact.stdout, new RegExp(`entries checked +${entries.length}\n`));
+    assert.match(intact.stdout, new RegExp(`head hash +${entries.at(-1)?.hash}\n`));
+    assert.match(intact.stdout, /the chain is intact/);
+
+    const edited = entries[1];
+    assert.ok(edited);
+    await h.db.query(`update audit_logs set request_id = 'forged' where workspace_id = $1 and id = $2`, [
+      ws.id,
+      edited.id,
+    ]);
+    const broken = await tprm(['audit', 'verify', ws.id]);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stdout, new RegExp(`broken at entry +${edited.id}\n`));
+    assert.match(broken.stdout, /position +2\n/);
+    assert.match(broken.stdout, /problem +hash_mismatch\n/);
+    assert.match(broken.stdout, new RegExp(`stored +${edited.hash}\n`));
+    assert.match(
+      broken.stderr,
+      new RegExp(`error: the audit chain is broken at entry ${edited.id} \\(position 2`),
+    );
+    const json = await tprm(['audit', 'verify', ws.id, '--json']);
+    assert.equal(json.code, 1);
+    assert.equal(json.json.valid, false);
+    assert.deepEqual(
+      { id: json.json.first_broken.id, position: json.json.first_broken.position },
+      { id: edited.id, position: 2 },
+    );
   });
 });
 

@@ -107,7 +107,8 @@ const rowsOf = (route: RouteDef, res: Response): unknown[] =>
 
 /**
  * A response of C as A would see it: C's own markers and workspace ids read as A's, cursors (bound to the
- * workspace) and request ids dropped, server-made ids and instants of this run (audit entries) blanked.
+ * workspace) and request ids dropped, server-made ids and instants of this run (audit entries) blanked, and
+ * the audit chain's hashes (derived from those ids and instants, P97) blanked when set.
  */
 function asSeenByA(tenant: Tenant, res: Response): string {
   let text = res.body;
@@ -124,6 +125,7 @@ function asSeenByA(tenant: Tenant, res: Response): string {
   const json = text ? JSON.parse(text) : null;
   const blank = (value: unknown, key?: string): unknown => {
     if (key === 'next_cursor' || key === 'request_id') return '-';
+    if ((key === 'hash' || key === 'previous_hash') && typeof value === 'string') return 'HASH';
     if (typeof value === 'string') {
       if (/^[0-9a-f-]{36}$/.test(value) && !known.has(value)) return 'GENERATED';
       if (/^\d{4}-\d\d-\d\dT/.test(value) && value >= startedAt) return 'NOW';

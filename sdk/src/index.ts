@@ -1,4 +1,15 @@
 // @tprm/client: a typed client of the tprm-api third-party risk data API, with no runtime dependency.
+export {
+  type AuditChainBreak,
+  type AuditChainVerification,
+  type AuditLogEntry,
+  auditEntryCanonicalText,
+  auditEntryHash,
+  canonicalJson,
+  type HashedAuditEntry,
+  type VerifyAuditChainOptions,
+  verifyAuditChain,
+} from './audit-chain.js';
 export { createClient, type TprmClient } from './client.js';
 export {
   type ApiErrorCode,

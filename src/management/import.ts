@@ -28,6 +28,8 @@ export interface ImportCollection {
   internalColumns?: string[];
   /** Computed fields of related views (e.g. a supplier's assessment_count) that an import ignores. */
   ignore?: string[];
+  /** Work on the stored records after the collection's rows are written, in the import's transaction. */
+  afterInsert?(tx: Queryable, workspaceId: string, rows: Record<string, unknown>[]): Promise<void>;
 }
 
 const collections: ImportCollection[] = [];
@@ -201,6 +203,7 @@ export async function importDocument(
       const rows = prepared.get(collection.name);
       if (!rows) continue;
       await insertRows(tx, collection, workspaceId, rows);
+      await collection.afterInsert?.(tx, workspaceId, rows);
       created[collection.name] = rows.length;
     }
     await recordAudit(tx, {

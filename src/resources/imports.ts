@@ -1,5 +1,6 @@
 // The collections of the Import document, in dependency order (parents first).
 import { registerImportCollection } from '../management/import.js';
+import { rechainAudit } from '../storage/audit.js';
 import { registerActionPlansImports } from './action-plans/import.js';
 import { registerAlertsImports } from './alerts/import.js';
 import { registerAssessmentsImports } from './assessments/import.js';
@@ -47,7 +48,15 @@ registerImportCollection({
   name: 'audit_logs',
   resource: AuditLog,
   defaults: { metadata: {} },
+  // The chain is the service's own: an imported entry is chained among the stored ones in feed order (P98).
+  ignore: ['hash', 'previous_hash'],
   normalize(record) {
     record.occurred_at ??= record.created_at;
   },
+  afterInsert: (tx, workspaceId, rows) =>
+    rechainAudit(
+      tx,
+      workspaceId,
+      rows.map((row) => row.occurred_at as string),
+    ),
 });

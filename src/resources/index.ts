@@ -10,6 +10,7 @@ import { assessmentsAdmin } from './assessments/admin.js';
 import { assessmentsRoutes } from './assessments/routes.js';
 import { assetsAdmin } from './assets/admin.js';
 import { assetsRoutes } from './assets/routes.js';
+import { auditLogsAdmin } from './audit-logs/admin.js';
 import { auditLogsRoutes } from './audit-logs/routes.js';
 import { contextRoutes } from './context/routes.js';
 import { reportsAdmin } from './reports/admin.js';
@@ -44,4 +45,5 @@ export const sliceAdminRoutes = {
   ...actionPlansAdmin,
   ...alertsAdmin,
   ...webhooksAdmin,
+  ...auditLogsAdmin,
 };

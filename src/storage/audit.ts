@@ -1,6 +1,7 @@
 // The audit trail: one entry per change, written by the same transaction as the change (decision 26).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
+import { canonicalJson } from '../../sdk/src/audit-chain.js';
 import type { Queryable } from './db.js';
 
 export type ActorType = 'user' | 'api_key' | 'system';
@@ -52,14 +53,14 @@ export interface AuditEntry {
 // The audit log is a feed that SIEMs poll with a stored cursor ordered by occurred_at (decision 13). If two
 // transactions of one workspace could commit in an order other than their timestamps, a poller could pass
 // the later one before the earlier one becomes visible and never see it. Writers of one workspace therefore
-// take a transaction-scoped lock before stamping their entry, so occurred_at order is commit order.
+// take a transaction-scoped lock before stamping their entry, so occurred_at order is commit order. Under the
+// same lock each entry is chained to the one before it: `hash` covers the entry and `previous_hash`
+// (docs/decisions.md P97). audit_append (migration 0012) does both in one round trip. The metadata travels as
+// its canonical JSON (JSON.stringify's view of it, keys in code point order): stored as jsonb and hashed as
+// sent, so the database does not canonicalize on the write path.
 export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
-  // One statement: the lock is taken (in the subquery, which PostgreSQL cannot flatten because the lock is
-  // volatile) before the row is stamped.
   await tx.query(
-    `insert into audit_logs (workspace_id, id, action, actor_type, actor_id, target_type, target_id, request_id, metadata, occurred_at)
-     select $1::uuid, $2::uuid, $3::text, $4::text, $5::uuid, $6::text, $7::uuid, $8::text, $9::jsonb, clock_timestamp()
-       from (select pg_advisory_xact_lock(hashtextextended('audit:' || $1::text, 0))) as locked`,
+    'select audit_append($1::uuid, $2::uuid, $3::text, $4::text, $5::uuid, $6::text, $7::uuid, $8::text, $9::text)',
     [
       entry.workspaceId,
       randomUUID(),
@@ -69,7 +70,18 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
       entry.targetType,
       entry.targetId,
       entry.requestId,
-      JSON.stringify(entry.metadata ?? {}),
+      canonicalJson(JSON.parse(JSON.stringify(entry.metadata ?? {}))),
     ],
   );
+}
+
+/**
+ * Chains the workspace's entries again from the earliest of `instants` on, in feed order: an import writes
+ * entries with their own instants, possibly among stored ones (P98).
+ */
+export async function rechainAudit(tx: Queryable, workspaceId: string, instants: string[]): Promise<void> {
+  await tx.query('select audit_rechain($1::uuid, (select min(at) from unnest($2::timestamptz[]) as at))', [
+    workspaceId,
+    instants,
+  ]);
 }

@@ -1007,6 +1007,12 @@ export interface components {
             };
             /** Format: date-time */
             created_at: string;
+            previous_hash: string | null;
+            /**
+             * @description SHA-256 (lowercase hex) of the UTF-8 of the canonical JSON of this entry without `hash`: every other field, `previous_hash` included, object keys sorted by code point at every level, no whitespace, numbers without exponent or trailing fractional zeros.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
         };
         /** BusinessImpactAnalysis */
         BusinessImpactAnalysis: {
@@ -4191,7 +4197,9 @@ export interface operations {
                      *             "source": "import",
                      *             "api_key_id": "1d67cdcc-63a9-4710-a84d-96a9915eccb9"
                      *           },
-                     *           "created_at": "2024-12-22T09:40:21.000000Z"
+                     *           "created_at": "2024-12-22T09:40:21.000000Z",
+                     *           "previous_hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
                      *         }
                      *       ],
                      *       "meta": {

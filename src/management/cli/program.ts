@@ -1,5 +1,6 @@
 // The `tprm` program: global options, help, version, and the command groups.
 import { Command } from 'commander';
+import { auditCommands } from './commands/audit.js';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
@@ -47,6 +48,7 @@ ${examples([
   webhookCommands(program);
   dataCommands(program);
   lifecycleCommands(program);
+  auditCommands(program);
   storeCommands(program);
   mcpCommand(program);
   return program;

@@ -1,0 +1,329 @@
+// The tamper-evident audit trail: resources.md "Audit log entry" (`hash`, `previous_hash`), docs/decisions.md
+// P97 (the chain, its canonical text) and P98 (entries an import or an earlier version wrote), and
+// docs/operations.md "Audit verification". The chain is checked twice, independently: by the database
+// (GET /admin/workspaces/{id}/audit-chain) and by the SDK's verifyAuditChain over the public feed.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import {
+  auditEntryCanonicalText,
+  auditEntryHash,
+  createClient,
+  type TprmClient,
+  verifyAuditChain,
+} from '../sdk/src/index.js';
+import { recordAudit } from '../src/storage/audit.js';
+import { migrate } from '../src/storage/migrate.js';
+import { Harness, type TestWorkspace } from './support/harness.js';
+
+let h: Harness;
+let baseUrl: string;
+
+before(async () => {
+  h = await Harness.start();
+  await h.publicApp.listen({ port: 0, host: '127.0.0.1' });
+  baseUrl = `http://127.0.0.1:${(h.publicApp.server.address() as { port: number }).port}/v1`;
+});
+after(() => h.close());
+
+const clientOf = (ws: TestWorkspace): TprmClient => createClient({ baseUrl, apiKey: ws.key });
+
+/** The SDK's verification of the whole public feed, followed page by page (small pages: several requests). */
+const verifyFeed = (ws: TestWorkspace) => verifyAuditChain(clientOf(ws).auditLogs.list({ limit: 7 }));
+const verifyInDatabase = (ws: TestWorkspace) => h.adminClient.verifyAuditChain({ params: { id: ws.id } });
+
+/** The workspace's entries in feed order, as stored. */
+const stored = (ws: TestWorkspace) =>
+  h.db.query<{ id: string; hash: string; previous_hash: string | null }>(
+    'select id, hash, previous_hash from audit_logs where workspace_id = $1 order by occurred_at, id',
+    [ws.id],
+  );
+
+/** A workspace with a trail of writes through the API and the admin API. */
+async function workspaceWithTrail(suppliers = 5): Promise<TestWorkspace> {
+  const ws = await h.workspace();
+  const client = clientOf(ws);
+  for (let i = 0; i < suppliers; i++) await client.suppliers.create({ name: `Supplier ${i}` });
+  await h.adminClient.updateWorkspace({ params: { id: ws.id }, body: { assessment_quota: 9 } });
+  return ws;
+}
+
+describe('the hash chain (P97)', () => {
+  test('concurrent writers of one workspace (API and admin) leave one chain, in feed order, that both verifiers accept', async () => {
+    const ws = await h.workspace();
+    const client = clientOf(ws);
+    await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => client.suppliers.create({ name: `Concurrent ${i}` })),
+      ...Array.from({ length: 5 }, (_, i) =>
+        h.adminClient.createAlert({
+          params: { id: ws.id },
+          body: { scope: 'org', severity: 'low', title: `Alert ${i}`, body: 'Concurrent writer' },
+        }),
+      ),
+      ...Array.from({ length: 3 }, (_, i) =>
+        h.adminClient.updateWorkspace({ params: { id: ws.id }, body: { assessment_quota: 10 + i } }),
+      ),
+      ...Array.from({ length: 3 }, () => h.key(ws.id, ws.userId, ['audit:read'])),
+    ]);
+    const rows = await stored(ws);
+    // workspace.created, user.created, api_key.created, then the 41 concurrent writes.
+    assert.equal(rows.length, 3 + 41);
+
+    const sdk = await verifyFeed(ws);
+    assert.deepEqual(sdk, {
+      valid: true,
+      entriesChecked: rows.length,
+      headHash: rows.at(-1)?.hash,
+      firstBroken: null,
+    });
+    assert.deepEqual(await verifyInDatabase(ws), {
+      workspace_id: ws.id,
+      valid: true,
+      entries_checked: rows.length,
+      head_hash: rows.at(-1)?.hash,
+      first_broken: null,
+    });
+    // Each entry names its predecessor in feed order; the first names none; instants strictly increase.
+    const feed = await clientOf(ws).auditLogs.list({ limit: 100 }).toArray();
+    assert.equal(feed[0]?.previous_hash, null);
+    feed.forEach((entry, i) => {
+      if (i === 0) return;
+      assert.equal(entry.previous_hash, feed[i - 1]?.hash);
+      assert.ok(entry.occurred_at > (feed[i - 1]?.occurred_at as string), entry.occurred_at);
+    });
+  });
+
+  test('what the database hashes is what a client recomputes from the served JSON: unicode, nulls, nested objects, key order, numbers, escapes', async () => {
+    const ws = await h.workspace();
+    // jsonb keeps object keys shorter-first; JavaScript's sort() orders by UTF-16 units: the canonical text
+    // orders by code point, unlike either ("aa" and "a~" before "b"; "\u{FFFD}" before "😀").
+    const awkward = {
+      b: 1,
+      aa: { zz: null, é: 'accent', '😀': 'emoji', '\u{FFFD}': 'replacement', a: [3, { y: true, x: false }] },
+      'a~': [],
+      empty: {},
+      text: 'quote " backslash \\ newline \n tab \t control \u0001 line separator \u2028 日本語 😀',
+      numbers: [0, -0, 1.5, -2.25, 1e21, 1e-7, 123456789012, 2 ** 53],
+      nothing: null,
+    };
+    await h.db.transaction((tx) =>
+      recordAudit(tx, {
+        workspaceId: ws.id,
+        action: 'alert.created',
+        actorType: 'system',
+        actorId: null,
+        targetType: 'alert',
+        targetId: randomUUID(),
+        requestId: 'req_ünïcødé',
+        metadata: awkward,
+      }),
+    );
+    const feed = await clientOf(ws).auditLogs.list().toArray();
+    const entry = feed.at(-1);
+    assert.ok(entry);
+    assert.deepEqual(entry.metadata, {
+      ...awkward,
+      numbers: [0, 0, 1.5, -2.25, 1e21, 1e-7, 123456789012, 2 ** 53],
+    });
+    const canonical = auditEntryCanonicalText(entry);
+    assert.ok(
+      canonical.includes(
+        '"metadata":{"aa":{"a":[3,{"x":false,"y":true}],"zz":null,"é":"accent","\u{FFFD}":"replacement","😀":"emoji"},' +
+          '"a~":[],"b":1,"empty":{},"nothing":null,' +
+          '"numbers":[0,0,1.5,-2.25,1000000000000000000000,0.0000001,123456789012,9007199254740992],' +
+          '"text":"quote \\" backslash \\\\ newline \\n tab \\t control \\u0001 line separator \u2028 日本語 😀"}',
+      ),
+      canonical,
+    );
+    assert.equal(auditEntryHash(entry), entry.hash);
+    assert.equal((await verifyFeed(ws)).valid, true);
+    assert.equal((await verifyInDatabase(ws)).valid, true);
+  });
+
+  test('the worked example of docs/operations.md "Audit verification": the database and the SDK agree', async () => {
+    const example = {
+      id: '5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+      occurred_at: '2026-03-02T09:30:00.123456Z',
+      action: 'supplier.created',
+      actor_type: 'api_key' as const,
+      actor_id: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+      target_type: 'supplier',
+      target_id: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
+      request_id: 'req_7f3a',
+      metadata: { source: 'api', name_length: 9 },
+      created_at: '2026-03-02T09:30:00.120000Z',
+      previous_hash: null,
+    };
+    const [row] = await h.db.query<{ hash: string }>(
+      `select audit_entry_hash($1, $2, $3, $4, $5, $6, $7, $8, audit_canonical_json($9::jsonb), $10, $11) as hash`,
+      [
+        example.id,
+        example.occurred_at,
+        example.action,
+        example.actor_type,
+        example.actor_id,
+        example.target_type,
+        example.target_id,
+        example.request_id,
+        JSON.stringify(example.metadata),
+        example.created_at,
+        example.previous_hash,
+      ],
+    );
+    assert.equal(
+      auditEntryCanonicalText(example),
+      '{"action":"supplier.created","actor_id":"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","actor_type":"api_key",' +
+        '"created_at":"2026-03-02T09:30:00.120000Z","id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",' +
+        '"metadata":{"name_length":9,"source":"api"},"occurred_at":"2026-03-02T09:30:00.123456Z",' +
+        '"previous_hash":null,"request_id":"req_7f3a","target_id":"1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",' +
+        '"target_type":"supplier"}',
+    );
+    assert.equal(auditEntryHash(example), row?.hash);
+    assert.equal(row?.hash, EXAMPLE_HASH);
+  });
+});
+
+// docs/operations.md "Audit verification" quotes this value.
+const EXAMPLE_HASH = '9702f9b4667dcb391435a2974c1eb1162dcc26918e6875fe6f832ce94459798a';
+
+describe('tampering is detected at the entry it touched', () => {
+  test('an entry whose metadata is edited in the database: hash_mismatch at that entry', async () => {
+    const ws = await workspaceWithTrail();
+    const rows = await stored(ws);
+    const target = rows[4];
+    assert.ok(target);
+    await h.db.query(
+      `update audit_logs set metadata = metadata || '{"tampered": true}' where workspace_id = $1 and id = $2`,
+      [ws.id, target.id],
+    );
+    const sdk = await verifyFeed(ws);
+    assert.equal(sdk.valid, false);
+    assert.equal(sdk.entriesChecked, 5);
+    assert.equal(sdk.headHash, null);
+    assert.deepEqual(
+      { ...sdk.firstBroken, expected: undefined },
+      {
+        id: target.id,
+        position: 5,
+        problem: 'hash_mismatch',
+        expected: undefined,
+        stored: target.hash,
+      },
+    );
+    assert.notEqual(sdk.firstBroken?.expected, target.hash);
+    const db = await verifyInDatabase(ws);
+    assert.equal(db.valid, false);
+    assert.equal(db.entries_checked, 5);
+    assert.equal(db.head_hash, null);
+    assert.deepEqual(
+      { ...db.first_broken, occurred_at: undefined },
+      {
+        id: target.id,
+        position: 5,
+        problem: 'hash_mismatch',
+        expected: sdk.firstBroken?.expected,
+        stored: target.hash,
+        occurred_at: undefined,
+      },
+    );
+  });
+
+  test('a deleted entry: previous_hash_mismatch at the entry after it', async () => {
+    const ws = await workspaceWithTrail();
+    const rows = await stored(ws);
+    const [before, deleted, next] = [rows[2], rows[3], rows[4]];
+    assert.ok(before && deleted && next);
+    await h.db.query('delete from audit_logs where workspace_id = $1 and id = $2', [ws.id, deleted.id]);
+    const expected = {
+      id: next.id,
+      position: 4,
+      problem: 'previous_hash_mismatch',
+      expected: before.hash,
+      stored: deleted.hash,
+    };
+    const sdk = await verifyFeed(ws);
+    assert.deepEqual(sdk, { valid: false, entriesChecked: 4, headHash: null, firstBroken: expected });
+    const db = await verifyInDatabase(ws);
+    assert.deepEqual({ ...db.first_broken, occurred_at: undefined }, { ...expected, occurred_at: undefined });
+    assert.equal(db.entries_checked, 4);
+  });
+
+  test("the workspace's first entry deleted: the new first entry names a predecessor", async () => {
+    const ws = await workspaceWithTrail(1);
+    const [first, second] = await stored(ws);
+    assert.ok(first && second);
+    await h.db.query('delete from audit_logs where workspace_id = $1 and id = $2', [ws.id, first.id]);
+    const expected = {
+      id: second.id,
+      position: 1,
+      problem: 'previous_hash_mismatch',
+      expected: null,
+      stored: first.hash,
+    };
+    assert.deepEqual((await verifyFeed(ws)).firstBroken, expected);
+    const db = await verifyInDatabase(ws);
+    assert.deepEqual({ ...db.first_broken, occurred_at: undefined }, { ...expected, occurred_at: undefined });
+  });
+
+  test('a range verified from a stored head: previousHash anchors its first entry', async () => {
+    const ws = await workspaceWithTrail(2);
+    const first = await verifyFeed(ws);
+    assert.ok(first.valid && first.headHash);
+    const page = await clientOf(ws).auditLogs.listPage({ limit: 100 });
+    const cursor = page.meta.next_cursor as string;
+    await clientOf(ws).suppliers.create({ name: 'Later' });
+    const later = clientOf(ws).auditLogs.list({ cursor });
+    const continued = await verifyAuditChain(later, { previousHash: first.headHash });
+    assert.equal(continued.valid, true);
+    assert.equal(continued.entriesChecked, 1);
+    // Anchored on another hash, the same range's first link is reported.
+    const wrong = await verifyAuditChain(clientOf(ws).auditLogs.list({ cursor }), {
+      previousHash: '0'.repeat(64),
+    });
+    assert.equal(wrong.firstBroken?.problem, 'previous_hash_mismatch');
+  });
+});
+
+describe('entries the service did not append (P98)', () => {
+  test('an import of past entries, out of order and among stored ones, is chained in feed order', async () => {
+    const ws = await workspaceWithTrail(2);
+    const entry = (occurredAt: string) => ({
+      id: randomUUID(),
+      occurred_at: occurredAt,
+      action: 'supplier.created',
+      actor_type: 'system',
+      target_type: 'supplier',
+      target_id: randomUUID(),
+      metadata: { imported: true },
+      // Sent hashes are ignored: the chain is the service's.
+      hash: 'f'.repeat(64),
+    });
+    await h.import(ws.id, {
+      audit_logs: [
+        entry('2020-01-03T00:00:00Z'),
+        entry('2020-01-01T00:00:00Z'),
+        entry(new Date().toISOString()),
+      ],
+    });
+    assert.equal((await verifyFeed(ws)).valid, true);
+    assert.equal((await verifyInDatabase(ws)).valid, true);
+    const [first] = await stored(ws);
+    assert.equal(first?.previous_hash, null);
+  });
+
+  test('entries written before the chain existed are chained by migration 0012, in feed order', async () => {
+    const ws = await h.workspace();
+    for (const at of ['2021-05-02T00:00:00Z', '2021-05-01T00:00:00Z'])
+      await h.db.query(
+        `insert into audit_logs (workspace_id, id, occurred_at, action, actor_type, metadata)
+         values ($1, $2, $3, 'supplier.created', 'system', '{"earlier": "version"}')`,
+        [ws.id, randomUUID(), at],
+      );
+    await h.db.query('delete from schema_migrations where version = 12');
+    assert.deepEqual(await migrate(h.db), ['0012_audit_chain.sql']);
+    assert.equal((await verifyFeed(ws)).valid, true);
+    const db = await verifyInDatabase(ws);
+    assert.equal(db.valid, true);
+    assert.equal(db.entries_checked, 5);
+  });
+});
