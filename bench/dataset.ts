@@ -248,10 +248,14 @@ async function build(db: Db, spec: DatasetSpec, progress: SingleBar | null): Pro
     [ASSETS_PER_WORKSPACE, count('assets'), Math.ceil(spec.assets / ASSETS_PER_WORKSPACE)],
   );
   // The audit hash chain (docs/decisions.md P98), as migration 0012 chains entries written without it.
-  await db.query(
-    `select audit_rechain(w.id, '-infinity') from workspaces w
-      where exists (select 1 from audit_logs a where a.workspace_id = w.id and a.hash is null)`,
-  );
+  await db.transaction(async (tx) => {
+    // A million entries take longer than the pool's statement timeout, which is meant for requests.
+    await tx.query('set local statement_timeout = 0');
+    await tx.query(
+      `select audit_rechain(w.id, '-infinity') from workspaces w
+        where exists (select 1 from audit_logs a where a.workspace_id = w.id and a.hash is null)`,
+    );
+  });
   advance(rows.assets, 'analyze');
   for (const table of Object.keys(tpl)) await db.query(`drop table bench_tpl_${table}`);
   await db.query(

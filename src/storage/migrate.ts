@@ -9,6 +9,9 @@ export async function migrate(db: Db): Promise<string[]> {
   const migrations = loadMigrations();
   return db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [MIGRATIONS_LOCK]);
+    // A migration may rewrite a large table (0012 chains every stored audit entry): the pool's statement
+    // timeout, meant for requests, must not abort it half-way through a start.
+    await tx.query('set local statement_timeout = 0');
     await tx.query(
       'create table if not exists schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())',
     );
