@@ -338,6 +338,11 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   const pool = new pg.Pool({ ...clientConfig, pipeline: true, max: options.max ?? 10 });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // A client's 'error' events reach listeners the pool and the transaction attach only while they hold it.
+  // A server going away (a restart: 57P01) can still hit a client outside those windows, and an 'error' no one
+  // hears ends the process (seen once in the restart test under load). Each client keeps a listener for its
+  // whole life: the statements it runs fail on their own, and a broken client is dropped when released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   await pool.query('select 1');
   return new PostgresDb(pool, clientConfig);
 }
