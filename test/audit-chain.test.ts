@@ -83,6 +83,12 @@ describe('the hash chain (P97)', () => {
       head_hash: rows.at(-1)?.hash,
       first_broken: null,
     });
+    // The workspace's head (P99) names the last entry appended.
+    const [head] = await h.db.query<{ hash: string; previous_hash: string | null }>(
+      'select hash, previous_hash from audit_heads where workspace_id = $1',
+      [ws.id],
+    );
+    assert.deepEqual(head, { hash: rows.at(-1)?.hash, previous_hash: rows.at(-2)?.hash });
     // Each entry names its predecessor in feed order; the first names none; instants strictly increase.
     const feed = await clientOf(ws).auditLogs.list({ limit: 100 }).toArray();
     assert.equal(feed[0]?.previous_hash, null);
@@ -265,6 +271,58 @@ describe('tampering is detected at the entry it touched', () => {
     assert.deepEqual({ ...db.first_broken, occurred_at: undefined }, { ...expected, occurred_at: undefined });
   });
 
+  test("the last entries deleted: head_mismatch past the end, against the workspace's head (P99)", async () => {
+    const ws = await workspaceWithTrail(2);
+    const rows = await stored(ws);
+    const [kept, last] = [rows.at(-3), rows.at(-1)];
+    assert.ok(kept && last);
+    const [head] = await h.db.query<{ occurred_at: string }>(
+      'select iso(occurred_at) as occurred_at from audit_heads where workspace_id = $1',
+      [ws.id],
+    );
+    await h.db.query(`delete from audit_logs where workspace_id = $1 and id = any($2::uuid[])`, [
+      ws.id,
+      rows.slice(-2).map((row) => row.id),
+    ]);
+    assert.deepEqual(await verifyInDatabase(ws), {
+      workspace_id: ws.id,
+      valid: false,
+      entries_checked: rows.length - 2,
+      head_hash: null,
+      first_broken: {
+        id: null,
+        position: rows.length - 1,
+        occurred_at: head?.occurred_at,
+        problem: 'head_mismatch',
+        expected: last.hash,
+        stored: kept.hash,
+      },
+    });
+    // The public feed has no head: what is left still links (a SIEM anchors on the head it stored).
+    assert.equal((await verifyFeed(ws)).valid, true);
+    // Every entry deleted, or the head removed, is detected the same way.
+    await h.db.query('delete from audit_logs where workspace_id = $1', [ws.id]);
+    assert.deepEqual((await verifyInDatabase(ws)).first_broken, {
+      id: null,
+      position: 1,
+      occurred_at: head?.occurred_at,
+      problem: 'head_mismatch',
+      expected: last.hash,
+      stored: null,
+    });
+    const headless = await h.workspace();
+    const headlessRows = await stored(headless);
+    await h.db.query('delete from audit_heads where workspace_id = $1', [headless.id]);
+    assert.deepEqual((await verifyInDatabase(headless)).first_broken, {
+      id: null,
+      position: headlessRows.length + 1,
+      occurred_at: null,
+      problem: 'head_mismatch',
+      expected: null,
+      stored: headlessRows.at(-1)?.hash,
+    });
+  });
+
   test('a range verified from a stored head: previousHash anchors its first entry', async () => {
     const ws = await workspaceWithTrail(2);
     const first = await verifyFeed(ws);
@@ -319,11 +377,32 @@ describe('entries the service did not append (P98)', () => {
          values ($1, $2, $3, 'supplier.created', 'system', '{"earlier": "version"}')`,
         [ws.id, randomUUID(), at],
       );
-    await h.db.query('delete from schema_migrations where version = 12');
-    assert.deepEqual(await migrate(h.db), ['0012_audit_chain.sql']);
+    // Migration 0014 then gives each workspace its head (P99).
+    await h.db.query('drop table audit_heads');
+    await h.db.query('drop function audit_head_create() cascade');
+    await h.db.query('delete from schema_migrations where version in (12, 14)');
+    assert.deepEqual(await migrate(h.db), ['0012_audit_chain.sql', '0014_audit_heads.sql']);
     assert.equal((await verifyFeed(ws)).valid, true);
     const db = await verifyInDatabase(ws);
     assert.equal(db.valid, true);
     assert.equal(db.entries_checked, 5);
+    // Appending continues the migrated chain.
+    await recordAuditEntry(ws);
+    assert.equal((await verifyInDatabase(ws)).entries_checked, 6);
+    assert.equal((await verifyFeed(ws)).valid, true);
   });
 });
+
+/** One entry appended by the service's own writer. */
+const recordAuditEntry = (ws: TestWorkspace) =>
+  h.db.transaction((tx) =>
+    recordAudit(tx, {
+      workspaceId: ws.id,
+      action: 'alert.created',
+      actorType: 'system',
+      actorId: null,
+      targetType: 'alert',
+      targetId: randomUUID(),
+      requestId: null,
+    }),
+  );

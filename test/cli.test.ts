@@ -514,6 +514,29 @@ describe('audit verify', () => {
       { id: edited.id, position: 2 },
     );
   });
+
+  test('the last entry deleted: head_mismatch after the last entry left, exit 1 (P99)', async () => {
+    const ws = await h.workspace();
+    const entries = await h.db.query<{ id: string; hash: string }>(
+      'select id, hash from audit_logs where workspace_id = $1 order by occurred_at, id',
+      [ws.id],
+    );
+    await h.db.query('delete from audit_logs where workspace_id = $1 and id = $2', [
+      ws.id,
+      entries.at(-1)?.id,
+    ]);
+    const broken = await tprm(['audit', 'verify', ws.id]);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stdout, /problem +head_mismatch\n/);
+    assert.match(broken.stdout, new RegExp(`position +${entries.length}\n`));
+    assert.match(broken.stdout, new RegExp(`expected +${entries.at(-1)?.hash}\n`));
+    assert.match(
+      broken.stderr,
+      new RegExp(
+        `error: the audit chain is broken after entry ${entries.length - 1}: its last entries are missing`,
+      ),
+    );
+  });
 });
 
 describe('seed', () => {

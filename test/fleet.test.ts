@@ -125,6 +125,11 @@ describe('two API processes and one worker on one PostgreSQL and one Redis', { s
     assert.equal(download.status, 200, await download.clone().text());
     assert.equal(download.headers.get('content-type'), 'application/pdf');
     const bytes = Buffer.from(await download.arrayBuffer());
+    assert.equal(
+      download.headers.get('content-length'),
+      String(bytes.length),
+      'streamed with its size (P80)',
+    );
     assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
     assert.ok((await readPdf(bytes)).some((page) => page.text.includes('Fleet supplier')));
   });

@@ -2,10 +2,11 @@
 // of the PDF endpoint); resources.md "Report"; decisions 4, 25, 33, 42; management-api.md
 // "POST /admin/reports/{id}/render", "Import document".
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { signObjectUrl } from '../src/reports/signed-url.js';
+import { OBJECT_SLICE_BYTES } from '../src/reports/storage.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 const BASE_URL = 'https://api.example.test';
@@ -229,6 +230,22 @@ describe('report PDF', () => {
     assert.equal(file.status, 200);
     assert.equal(file.headers['content-type'], 'application/pdf');
     assert.ok(file.body.startsWith('%PDF-'));
+  });
+
+  test('a PDF larger than one slice is streamed whole from the database, its size announced (P80)', async () => {
+    const objectKey = `workspaces/${ws.id}/reports/${randomUUID()}.pdf`;
+    const big = Buffer.concat([Buffer.from('%PDF-1.3\n'), randomBytes(3 * OBJECT_SLICE_BYTES + 5)]);
+    await h.services.objects.put(objectKey, big, 'application/pdf');
+    const url = signObjectUrl({
+      baseUrl: BASE_URL,
+      objectKey,
+      expiresAt: Math.floor(Date.now() / 1000) + 300,
+      secret: h.services.urlSecret,
+    });
+    const file = await h.publicApp.inject({ method: 'GET', url: pathOf(url) });
+    assert.equal(file.statusCode, 200);
+    assert.equal(file.headers['content-length'], String(big.length));
+    assert.ok(file.rawPayload.equals(big), 'every byte, in order');
   });
 
   test('render emits report.ready with {report_id, supplier_id, assessment_id} and writes an audit entry', async () => {

@@ -71,6 +71,12 @@ export const putAssets: Scenario = {
       [ids],
     );
     await env.db?.query('delete from audit_logs where workspace_id = any($1::uuid[])', [ids]);
+    // Their chains' heads (P99) go back to empty, so a later run starts new chains rather than broken ones.
+    await env.db?.query(
+      `update audit_heads set occurred_at = '-infinity', hash = null, previous_hash = null
+        where workspace_id = any($1::uuid[])`,
+      [ids],
+    );
   },
   judge: (medians) => throughputVersusBaseline(medians, 'batch', 0.7),
 };

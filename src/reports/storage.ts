@@ -1,7 +1,16 @@
-// Report PDFs, stored in the database (migration 0011), so that any process of a fleet serves any signed URL.
+// Report PDFs, stored in the database (migrations 0011 and 0015), so that any process of a fleet serves any
+// signed URL, and streamed out slice by slice (docs/decisions.md P80).
 import { readdir, readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { Readable } from 'node:stream';
 import type { Queryable } from '../storage/db.js';
+
+/** A stored object being read: its size and type at once, its bytes as the stream is consumed. */
+export interface StoredObject {
+  contentType: string;
+  size: number;
+  body: Readable;
+}
 
 /**
  * Minimal object store, kept to what an S3-compatible bucket can do too. Keys look like
@@ -9,7 +18,18 @@ import type { Queryable } from '../storage/db.js';
  */
 export interface ObjectStorage {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
-  get(key: string): Promise<Buffer | null>;
+  /** The object, or null when there is none. */
+  open(key: string): Promise<StoredObject | null>;
+}
+
+/** Bytes per read from the database: a rendered report is one slice (the 300-gap test report is 44 KB). */
+export const OBJECT_SLICE_BYTES = 256 * 1024;
+
+/** The stream of an object ended early: it was replaced or deleted while being read. */
+export class ObjectChangedError extends Error {
+  constructor(key: string) {
+    super(`Stored object ${key} was replaced or deleted while being read`);
+  }
 }
 
 /**
@@ -44,24 +64,58 @@ function workspaceOf(key: string): string {
   return workspaceId;
 }
 
-/** The stored objects in the database: one row per key, written and read whole in one statement each. */
-export function createDatabaseObjectStorage(db: Queryable): ObjectStorage {
+// pg answers a Buffer, PGlite a Uint8Array.
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * The stored objects in the database: one row per key and version. An object is read slice by slice, each a
+ * statement of its own (no transaction held open while a client downloads, which on the embedded store would
+ * stall every other query): the first statement answers the size, the type and the first slice, and each later
+ * one the next slice of the same version, or nothing once the key was written again, which ends the stream
+ * with an error rather than mix two PDFs.
+ */
+export function createDatabaseObjectStorage(
+  db: Queryable,
+  { sliceBytes = OBJECT_SLICE_BYTES }: { sliceBytes?: number } = {},
+): ObjectStorage {
   return {
     async put(key, bytes, contentType) {
       await db.query(
         `insert into stored_objects (workspace_id, key, content_type, content) values ($1, $2, $3, $4)
          on conflict (workspace_id, key) do update
-           set content_type = excluded.content_type, content = excluded.content, updated_at = now()`,
+           set content_type = excluded.content_type, content = excluded.content,
+               version = stored_objects.version + 1, updated_at = now()`,
         [workspaceOf(key), key, contentType, bytes],
       );
     },
-    async get(key) {
-      const [row] = await db.query<{ content: Uint8Array }>(
-        'select content from stored_objects where workspace_id = $1 and key = $2',
-        [workspaceOf(key), key],
+    async open(key) {
+      const workspaceId = workspaceOf(key);
+      const [head] = await db.query<{
+        content_type: string;
+        size: number;
+        version: number;
+        slice: Uint8Array;
+      }>(
+        `select content_type, length(content) as size, version, substring(content from 1 for $3) as slice
+           from stored_objects where workspace_id = $1 and key = $2`,
+        [workspaceId, key, sliceBytes],
       );
-      // pg answers a Buffer, PGlite a Uint8Array.
-      return row ? Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength) : null;
+      if (!head) return null;
+      const { size, version } = head;
+      const first = asBuffer(head.slice);
+      async function* slices() {
+        yield first;
+        for (let offset = sliceBytes; offset < size; offset += sliceBytes) {
+          const [next] = await db.query<{ slice: Uint8Array }>(
+            `select substring(content from $3 for $4) as slice
+               from stored_objects where workspace_id = $1 and key = $2 and version = $5`,
+            [workspaceId, key, offset + 1, sliceBytes, version],
+          );
+          if (!next) throw new ObjectChangedError(key);
+          yield asBuffer(next.slice);
+        }
+      }
+      return { contentType: head.content_type, size, body: Readable.from(slices(), { objectMode: false }) };
     },
   };
 }
@@ -82,7 +136,11 @@ export async function importLocalObjects(dir: string, objects: ObjectStorage): P
   for (const relativePath of entries) {
     const key = relativePath.split(sep).join('/');
     if (!key.endsWith('.pdf') || key.split('/').some((segment) => segment.startsWith('.'))) continue;
-    if (await objects.get(key)) continue;
+    const stored = await objects.open(key);
+    if (stored) {
+      stored.body.destroy();
+      continue;
+    }
     await objects.put(key, await readFile(join(dir, relativePath)), 'application/pdf');
     copied++;
   }

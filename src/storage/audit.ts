@@ -52,27 +52,50 @@ export interface AuditEntry {
 
 // The audit log is a feed that SIEMs poll with a stored cursor ordered by occurred_at (decision 13). If two
 // transactions of one workspace could commit in an order other than their timestamps, a poller could pass
-// the later one before the earlier one becomes visible and never see it. Writers of one workspace therefore
-// take a transaction-scoped lock before stamping their entry, so occurred_at order is commit order. Under the
-// same lock each entry is chained to the one before it: `hash` covers the entry and `previous_hash`
-// (docs/decisions.md P97). audit_append (migration 0012) does both in one round trip. The metadata travels as
-// its canonical JSON (JSON.stringify's view of it, keys in code point order): stored as jsonb and hashed as
-// sent, so the database does not canonicalize on the write path.
+// the later one before the earlier one becomes visible and never see it. Each entry is therefore appended
+// through its workspace's head row (migration 0014, P99), locked until commit: the entry is stamped after the
+// head's instant and chained to its hash (`hash` covers the entry and `previous_hash`, P97), so feed order is
+// commit order and chain order. One statement does it all: under READ COMMITTED, an update that waited for the
+// head's lock works on the head as the writer before it committed it. The metadata travels as its canonical
+// JSON (JSON.stringify's view of it, keys in code point order): stored as jsonb and hashed as sent, so the
+// database does not canonicalize on the write path.
+const APPEND_AUDIT_ENTRY = `
+with entry as (
+  select $1::uuid as workspace_id, $2::uuid as id, $3::text as action, $4::text as actor_type,
+         $5::uuid as actor_id, $6::text as target_type, $7::uuid as target_id, $8::text as request_id,
+         $9::text as metadata, now() as created_at, clock_timestamp() as asked_at
+), head as (
+  update audit_heads h
+     set occurred_at = greatest(e.asked_at, h.occurred_at + interval '1 microsecond'),
+         previous_hash = h.hash,
+         hash = audit_entry_hash(e.id, greatest(e.asked_at, h.occurred_at + interval '1 microsecond'), e.action,
+                                 e.actor_type, e.actor_id, e.target_type, e.target_id, e.request_id, e.metadata,
+                                 e.created_at, h.hash)
+    from entry e
+   where h.workspace_id = e.workspace_id
+  returning h.occurred_at, h.hash, h.previous_hash
+)
+insert into audit_logs (workspace_id, id, action, actor_type, actor_id, target_type, target_id, request_id,
+                        metadata, occurred_at, created_at, hash, previous_hash)
+select e.workspace_id, e.id, e.action, e.actor_type, e.actor_id, e.target_type, e.target_id, e.request_id,
+       e.metadata::jsonb, head.occurred_at, e.created_at, head.hash, head.previous_hash
+  from entry e, head
+returning 1`;
+
 export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
-  await tx.query(
-    'select audit_append($1::uuid, $2::uuid, $3::text, $4::text, $5::uuid, $6::text, $7::uuid, $8::text, $9::text)',
-    [
-      entry.workspaceId,
-      randomUUID(),
-      entry.action,
-      entry.actorType,
-      entry.actorId,
-      entry.targetType,
-      entry.targetId,
-      entry.requestId,
-      canonicalJson(JSON.parse(JSON.stringify(entry.metadata ?? {}))),
-    ],
-  );
+  const written = await tx.query(APPEND_AUDIT_ENTRY, [
+    entry.workspaceId,
+    randomUUID(),
+    entry.action,
+    entry.actorType,
+    entry.actorId,
+    entry.targetType,
+    entry.targetId,
+    entry.requestId,
+    canonicalJson(JSON.parse(JSON.stringify(entry.metadata ?? {}))),
+  ]);
+  // Every workspace gets its head when it is created (migration 0014): none means the write must not commit.
+  if (written.length !== 1) throw new Error(`Workspace ${entry.workspaceId} has no audit chain head`);
 }
 
 /**

@@ -6,7 +6,12 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type ReportPdfInput, renderReportPdf } from '../../src/reports/pdf.js';
 import { SIGNED_URL_TTL_SECONDS, signObjectUrl, verifyObjectUrl } from '../../src/reports/signed-url.js';
-import { createDatabaseObjectStorage, importLocalObjects } from '../../src/reports/storage.js';
+import {
+  createDatabaseObjectStorage,
+  importLocalObjects,
+  ObjectChangedError,
+  type ObjectStorage,
+} from '../../src/reports/storage.js';
 import { Harness } from '../support/harness.js';
 import { readPdf } from '../support/pdf.js';
 
@@ -95,21 +100,75 @@ describe('renderReportPdf', () => {
 describe('object storage in the database', () => {
   const reportKey = (workspaceId: string) =>
     `workspaces/${workspaceId}/reports/9a7d0c3e-0000-4000-8000-000000000002.pdf`;
+  /** The object's bytes, read to the end of its stream; null when there is none. */
+  async function get(storage: ObjectStorage, key: string): Promise<Buffer | null> {
+    const stored = await storage.open(key);
+    if (!stored) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stored.body) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    assert.equal(bytes.length, stored.size, 'the announced size is what is streamed');
+    return bytes;
+  }
 
   test('put/get round trip and overwrite, every byte value kept; keys are per workspace', async () => {
     const h = await Harness.start();
     try {
       const storage = createDatabaseObjectStorage(h.db);
       const key = reportKey((await h.workspace()).id);
-      assert.equal(await storage.get(key), null);
+      assert.equal(await get(storage, key), null);
       await storage.put(key, Buffer.from('%PDF-1.3 one'), 'application/pdf');
-      assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 one');
+      assert.equal((await get(storage, key))?.toString(), '%PDF-1.3 one');
       await storage.put(key, Buffer.from('%PDF-1.3 two'), 'application/pdf');
-      assert.equal((await storage.get(key))?.toString(), '%PDF-1.3 two');
+      assert.equal((await get(storage, key))?.toString(), '%PDF-1.3 two');
       const binary = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
       await storage.put(key, binary, 'application/pdf');
-      assert.deepEqual(await storage.get(key), binary);
-      assert.equal(await storage.get(reportKey((await h.workspace()).id)), null, "another workspace's path");
+      assert.deepEqual(await get(storage, key), binary);
+      assert.equal(await get(storage, reportKey((await h.workspace()).id)), null, "another workspace's path");
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('read slice by slice, one statement each, from the version the read started with (P80)', async () => {
+    const h = await Harness.start();
+    try {
+      const sliceBytes = 16 * 1024;
+      const storage = createDatabaseObjectStorage(h.db, { sliceBytes });
+      const key = reportKey((await h.workspace()).id);
+      const bytes = Buffer.from(Array.from({ length: 5 * sliceBytes + 123 }, (_, i) => (i * 31) % 256));
+      await storage.put(key, bytes, 'application/pdf');
+      const stored = await storage.open(key);
+      assert.ok(stored);
+      assert.deepEqual(
+        { contentType: stored.contentType, size: stored.size },
+        {
+          contentType: 'application/pdf',
+          size: bytes.length,
+        },
+      );
+      const slices: Buffer[] = [];
+      for await (const slice of stored.body) slices.push(slice as Buffer);
+      assert.deepEqual(
+        slices.map((slice) => slice.length),
+        [sliceBytes, sliceBytes, sliceBytes, sliceBytes, sliceBytes, 123],
+      );
+      assert.deepEqual(Buffer.concat(slices), bytes);
+
+      // Written again while being read: the stream stops rather than mix two versions.
+      const reading = await storage.open(key);
+      assert.ok(reading);
+      const iterator = reading.body[Symbol.asyncIterator]();
+      assert.deepEqual((await iterator.next()).value, bytes.subarray(0, sliceBytes));
+      await storage.put(key, Buffer.alloc(bytes.length, 1), 'application/pdf');
+      await assert.rejects(async () => {
+        while (!(await iterator.next()).done);
+      }, ObjectChangedError);
+      assert.deepEqual(
+        await get(storage, key),
+        Buffer.alloc(bytes.length, 1),
+        'a new read gets the new version',
+      );
     } finally {
       await h.close();
     }
@@ -135,7 +194,7 @@ describe('object storage in the database', () => {
       ];
       for (const key of bad) {
         await assert.rejects(storage.put(key, Buffer.from('x'), 'text/plain'), /Invalid object key/, key);
-        await assert.rejects(storage.get(key), /Invalid object key/, key);
+        await assert.rejects(storage.open(key), /Invalid object key/, key);
       }
     } finally {
       await h.close();
@@ -154,8 +213,8 @@ describe('object storage in the database', () => {
       await storage.put(`${reports}/b.pdf`, Buffer.from('%PDF-1.3 newer'), 'application/pdf');
       writeFileSync(join(dir, reports, 'b.pdf'), '%PDF-1.3 older');
       assert.equal(await importLocalObjects(dir, storage), 1);
-      assert.equal((await storage.get(`${reports}/a.pdf`))?.toString(), '%PDF-1.3 a');
-      assert.equal((await storage.get(`${reports}/b.pdf`))?.toString(), '%PDF-1.3 newer', 'stored keys win');
+      assert.equal((await get(storage, `${reports}/a.pdf`))?.toString(), '%PDF-1.3 a');
+      assert.equal((await get(storage, `${reports}/b.pdf`))?.toString(), '%PDF-1.3 newer', 'stored keys win');
       assert.equal(await importLocalObjects(dir, storage), 0, 'a second start copies nothing');
       assert.equal(await importLocalObjects(join(dir, 'missing'), storage), 0);
     } finally {

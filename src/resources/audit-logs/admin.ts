@@ -8,7 +8,7 @@ import { adminRoute } from '../../management/route.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { Sha256Hex } from './schema.js';
 
-export const AuditChainProblem = ['previous_hash_mismatch', 'hash_mismatch'] as const;
+export const AuditChainProblem = ['previous_hash_mismatch', 'hash_mismatch', 'head_mismatch'] as const;
 
 export const AuditChainReport = Type.Object(
   {
@@ -24,13 +24,25 @@ export const AuditChainReport = Type.Object(
     first_broken: Nullable(
       Type.Object(
         {
-          id: Uuid,
-          position: Type.Integer({ minimum: 1, description: "The entry's 1-based position in feed order." }),
-          occurred_at: DateTime,
+          id: Type.Union([Uuid, Type.Null()], {
+            description: 'The broken entry; null for `head_mismatch`, where the entry is missing.',
+          }),
+          position: Type.Integer({
+            minimum: 1,
+            description:
+              "The entry's 1-based position in feed order (for `head_mismatch`, one past the last).",
+          }),
+          occurred_at: Type.Union([DateTime, Type.Null()], {
+            description:
+              "The broken entry's instant (for `head_mismatch`, the head's; null when there is no head).",
+          }),
           problem: StringEnum(
             AuditChainProblem,
             '`previous_hash_mismatch`: the entry does not name the hash of the entry before it (one was ' +
-              'deleted, inserted or reordered); `hash_mismatch`: its content no longer gives its hash.',
+              'deleted, inserted or reordered); `hash_mismatch`: its content no longer gives its hash; ' +
+              '`head_mismatch`: the last entry is not the last one appended (entries were deleted from the ' +
+              "end, or the workspace's chain head was altered or removed); `expected` is then the head's " +
+              "hash, `stored` the last entry's.",
           ),
           expected: Nullable(Sha256Hex('The hash the entry should carry (or name as `previous_hash`).')),
           stored: Nullable(Sha256Hex('The hash stored in the entry (or its `previous_hash`).')),
@@ -53,11 +65,19 @@ export const auditLogsAdmin = {
     response: AuditChainReport,
     errors: [404],
     handler: async ({ op }, { params }) => {
-      const [workspace] = await op.db.query<{ total: string; head: string | null }>(
+      // The head (migration 0014) is the last entry appended: a trail that ends elsewhere lost its end.
+      const [workspace] = await op.db.query<{
+        total: string;
+        last: string | null;
+        head: string | null;
+        head_at: string | null;
+      }>(
         `select (select count(*) from audit_logs a where a.workspace_id = w.id)::text as total,
                 (select a.hash from audit_logs a where a.workspace_id = w.id
-                  order by a.occurred_at desc, a.id desc limit 1) as head
-           from workspaces w where w.id = $1`,
+                  order by a.occurred_at desc, a.id desc limit 1) as last,
+                h.hash as head, case when isfinite(h.occurred_at) then iso(h.occurred_at) end as head_at
+           from workspaces w left join audit_heads h on h.workspace_id = w.id
+          where w.id = $1`,
         [params.id],
       );
       if (!workspace) throw notFound('workspace');
@@ -84,12 +104,25 @@ export const auditLogsAdmin = {
           order by position limit 1`,
         [params.id],
       );
+      const total = Number(workspace.total);
+      const firstBroken: AuditChainReport['first_broken'] =
+        broken ??
+        (workspace.head === workspace.last
+          ? null
+          : {
+              id: null,
+              position: total + 1,
+              occurred_at: workspace.head_at,
+              problem: 'head_mismatch',
+              expected: workspace.head,
+              stored: workspace.last,
+            });
       const report: AuditChainReport = {
         workspace_id: params.id,
-        valid: !broken,
-        entries_checked: broken ? broken.position : Number(workspace.total),
-        head_hash: broken ? null : workspace.head,
-        first_broken: broken ?? null,
+        valid: !firstBroken,
+        entries_checked: broken ? broken.position : total,
+        head_hash: firstBroken ? null : workspace.last,
+        first_broken: firstBroken,
       };
       return JSON.stringify(report);
     },

@@ -43,11 +43,13 @@ export const fileRoute: OpenRouteDef = {
       secret: services.urlSecret,
     });
     if (!verdict.ok) throw verdict.reason === 'expired' ? linkExpired() : notFound('file');
-    const bytes = await services.objects.get(verdict.objectKey);
-    if (!bytes) throw notFound('file');
+    const pdf = await services.objects.open(verdict.objectKey);
+    if (!pdf) throw notFound('file');
+    // Streamed from the database slice by slice (P80); a PDF replaced mid-download cuts the response short.
     return reply
-      .header('content-type', 'application/pdf')
+      .header('content-type', pdf.contentType)
+      .header('content-length', pdf.size)
       .header('content-disposition', 'attachment; filename="report.pdf"')
-      .send(bytes);
+      .send(pdf.body);
   },
 };

@@ -24,7 +24,7 @@ export function auditCommands(program: Command): void {
             ? `${record({
                 workspace: report.workspace_id,
                 'entries checked': report.entries_checked,
-                'broken at entry': broken.id,
+                'broken at entry': broken.id ?? '(missing: the trail ends before its head)',
                 position: broken.position,
                 'occurred at': broken.occurred_at,
                 problem: broken.problem,
@@ -40,7 +40,9 @@ export function auditCommands(program: Command): void {
         );
         if (broken)
           throw new CliError(
-            `the audit chain is broken at entry ${broken.id} (position ${broken.position}: ${broken.problem})`,
+            broken.id
+              ? `the audit chain is broken at entry ${broken.id} (position ${broken.position}: ${broken.problem})`
+              : `the audit chain is broken after entry ${broken.position - 1}: its last entries are missing (${broken.problem})`,
           );
       }),
     );
