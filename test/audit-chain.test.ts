@@ -12,7 +12,7 @@ import {
   type TprmClient,
   verifyAuditChain,
 } from '../sdk/src/index.js';
-import { recordAudit } from '../src/storage/audit.js';
+import { type AuditEntry, recordAudit } from '../src/storage/audit.js';
 import { migrate } from '../src/storage/migrate.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 
@@ -112,18 +112,7 @@ describe('the hash chain (P97)', () => {
       numbers: [0, -0, 1.5, -2.25, 1e21, 1e-7, 123456789012, 2 ** 53],
       nothing: null,
     };
-    await h.db.transaction((tx) =>
-      recordAudit(tx, {
-        workspaceId: ws.id,
-        action: 'alert.created',
-        actorType: 'system',
-        actorId: null,
-        targetType: 'alert',
-        targetId: randomUUID(),
-        requestId: 'req_ünïcødé',
-        metadata: awkward,
-      }),
-    );
+    await recordAuditEntry(ws, { requestId: 'req_ünïcødé', metadata: awkward });
     const feed = await clientOf(ws).auditLogs.list().toArray();
     const entry = feed.at(-1);
     assert.ok(entry);
@@ -394,7 +383,7 @@ describe('entries the service did not append (P98)', () => {
 });
 
 /** One entry appended by the service's own writer. */
-const recordAuditEntry = (ws: TestWorkspace) =>
+const recordAuditEntry = (ws: TestWorkspace, entry: Partial<AuditEntry> = {}) =>
   h.db.transaction((tx) =>
     recordAudit(tx, {
       workspaceId: ws.id,
@@ -404,5 +393,6 @@ const recordAuditEntry = (ws: TestWorkspace) =>
       targetType: 'alert',
       targetId: randomUUID(),
       requestId: null,
+      ...entry,
     }),
   );

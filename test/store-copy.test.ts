@@ -278,6 +278,26 @@ describe('store copy: embedded store to PostgreSQL', { skip: needsServer }, () =
     assert.equal(await replay.text(), created.body);
     // The delivery made on the embedded store is not made again.
     assert.equal(receiver.received.length, 1);
+    // The audit chain came with its head (P99): it verifies, and a new write continues it.
+    const admin = connect({ adminUrl: server.adminUrl, adminToken: ADMIN_TOKEN });
+    const workspace = { params: { id: (await admin.listWorkspaces()).data[0]?.id as string } };
+    const moved = await admin.verifyAuditChain(workspace);
+    assert.equal(moved.valid, true);
+    const later = await fetch(`${server.publicUrl}/v1/suppliers`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
+      body: JSON.stringify({ name: 'Written after the move' }),
+    });
+    assert.equal(later.status, 201, await later.text());
+    const continued = await admin.verifyAuditChain(workspace);
+    assert.deepEqual(
+      { valid: continued.valid, entries_checked: continued.entries_checked },
+      { valid: true, entries_checked: moved.entries_checked + 1 },
+    );
   });
 
   test('a target that holds rows is refused with exit 1, and left as it was', async () => {
