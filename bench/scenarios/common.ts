@@ -40,6 +40,19 @@ export const baselineCursor = (values: readonly unknown[]) =>
 /** Unique per bench run, so that what a run writes never collides with an earlier run's leftovers. */
 export const runNonce = () => randomBytes(4).toString('hex');
 
+/**
+ * Removes the audit entries a write scenario left in these workspaces, and sets their chains' heads (P99) back
+ * to empty, so a later run starts new chains rather than broken ones.
+ */
+export async function clearAuditTrails(db: Queryable | null, workspaceIds: readonly string[]): Promise<void> {
+  await db?.query('delete from audit_logs where workspace_id = any($1::uuid[])', [workspaceIds]);
+  await db?.query(
+    `update audit_heads set occurred_at = '-infinity', hash = null, previous_hash = null
+      where workspace_id = any($1::uuid[])`,
+    [workspaceIds],
+  );
+}
+
 /** The usual judgement: tprm-api's req/s at least `ratio` times the baseline's, on the series `series`. */
 export function throughputVersusBaseline(medians: Medians, series: string, ratio: number): Verdict {
   return withoutErrors(

@@ -2,7 +2,7 @@
 // run creates is deleted after it.
 import { runLoad } from '../load.js';
 import type { Scenario } from '../scenario.js';
-import { BOTH_SIDES, runNonce, throughputVersusBaseline } from './common.js';
+import { BOTH_SIDES, clearAuditTrails, runNonce, throughputVersusBaseline } from './common.js';
 
 const DOMAIN_PREFIX = 'bench-post-';
 
@@ -41,13 +41,7 @@ export const postSuppliers: Scenario = {
       [ids],
     );
     await env.db?.query('delete from idempotency_keys where workspace_id = any($1::uuid[])', [ids]);
-    await env.db?.query('delete from audit_logs where workspace_id = any($1::uuid[])', [ids]);
-    // Their chains' heads (P99) go back to empty, so a later run starts new chains rather than broken ones.
-    await env.db?.query(
-      `update audit_heads set occurred_at = '-infinity', hash = null, previous_hash = null
-        where workspace_id = any($1::uuid[])`,
-      [ids],
-    );
+    await clearAuditTrails(env.db, ids);
   },
   judge: (medians) => throughputVersusBaseline(medians, 'create', 0.7),
 };

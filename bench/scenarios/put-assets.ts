@@ -3,7 +3,7 @@
 import { ASSETS_PER_WORKSPACE } from '../dataset.js';
 import { runLoad } from '../load.js';
 import type { Scenario } from '../scenario.js';
-import { BOTH_SIDES, runNonce, throughputVersusBaseline } from './common.js';
+import { BOTH_SIDES, clearAuditTrails, runNonce, throughputVersusBaseline } from './common.js';
 
 interface Item {
   external_id: string;
@@ -70,13 +70,7 @@ export const putAssets: Scenario = {
       `delete from assets where workspace_id = any($1::uuid[]) and external_id like '${NEW_PREFIX}%'`,
       [ids],
     );
-    await env.db?.query('delete from audit_logs where workspace_id = any($1::uuid[])', [ids]);
-    // Their chains' heads (P99) go back to empty, so a later run starts new chains rather than broken ones.
-    await env.db?.query(
-      `update audit_heads set occurred_at = '-infinity', hash = null, previous_hash = null
-        where workspace_id = any($1::uuid[])`,
-      [ids],
-    );
+    await clearAuditTrails(env.db, ids);
   },
   judge: (medians) => throughputVersusBaseline(medians, 'batch', 0.7),
 };

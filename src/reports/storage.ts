@@ -18,6 +18,7 @@ export interface StoredObject {
  */
 export interface ObjectStorage {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
   /** The object, or null when there is none. */
   open(key: string): Promise<StoredObject | null>;
 }
@@ -88,6 +89,13 @@ export function createDatabaseObjectStorage(
         [workspaceOf(key), key, contentType, bytes],
       );
     },
+    async exists(key) {
+      const found = await db.query('select 1 from stored_objects where workspace_id = $1 and key = $2', [
+        workspaceOf(key),
+        key,
+      ]);
+      return found.length > 0;
+    },
     async open(key) {
       const workspaceId = workspaceOf(key);
       const [head] = await db.query<{
@@ -136,11 +144,7 @@ export async function importLocalObjects(dir: string, objects: ObjectStorage): P
   for (const relativePath of entries) {
     const key = relativePath.split(sep).join('/');
     if (!key.endsWith('.pdf') || key.split('/').some((segment) => segment.startsWith('.'))) continue;
-    const stored = await objects.open(key);
-    if (stored) {
-      stored.body.destroy();
-      continue;
-    }
+    if (await objects.exists(key)) continue;
     await objects.put(key, await readFile(join(dir, relativePath)), 'application/pdf');
     copied++;
   }

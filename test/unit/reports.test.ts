@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type ReportPdfInput, renderReportPdf } from '../../src/reports/pdf.js';
@@ -104,9 +105,7 @@ describe('object storage in the database', () => {
   async function get(storage: ObjectStorage, key: string): Promise<Buffer | null> {
     const stored = await storage.open(key);
     if (!stored) return null;
-    const chunks: Buffer[] = [];
-    for await (const chunk of stored.body) chunks.push(chunk as Buffer);
-    const bytes = Buffer.concat(chunks);
+    const bytes = await buffer(stored.body);
     assert.equal(bytes.length, stored.size, 'the announced size is what is streamed');
     return bytes;
   }
