@@ -7,7 +7,7 @@ import type { Schemas } from './types.js';
 
 export type AuditLogEntry = Schemas['AuditLogEntry'];
 
-/** The fields the hash covers: every field of an entry but `hash` itself. */
+/** The fields the hash covers: every field of an entry but `hash` itself, in code point order. */
 const HASHED_FIELDS = [
   'action',
   'actor_id',
@@ -44,8 +44,24 @@ function plainNumber(value: number): string {
   return negative ? `-${plain}` : plain;
 }
 
-/** Code point order, which is the order of the keys' UTF-8 bytes (not JavaScript's UTF-16 `sort()`). */
-const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+/**
+ * Code point order, which is the order of the keys' UTF-8 bytes (not JavaScript's UTF-16 `sort()`). The two
+ * differ only where a surrogate, half of a code point above U+FFFF, meets a code unit from U+E000 up: the
+ * surrogate's code point is the greater.
+ */
+function byCodePoint(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff;
+    const ySurrogate = y >= 0xd800 && y <= 0xdfff;
+    if (xSurrogate !== ySurrogate) return xSurrogate ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
 
 /** Canonical JSON: keys in code point order at every level, no whitespace, JSON.stringify's string escapes. */
 export function canonicalJson(value: unknown): string {
@@ -70,12 +86,12 @@ export function canonicalJson(value: unknown): string {
 
 /** The text an entry's `hash` covers: the canonical JSON of every field but `hash`. */
 export function auditEntryCanonicalText(entry: HashedAuditEntry): string {
-  const hashed: Record<string, unknown> = {};
-  for (const name of HASHED_FIELDS) {
+  // HASHED_FIELDS is in code point order already: the object's members are written in that order.
+  const members = HASHED_FIELDS.map((name) => {
     if (entry[name] === undefined) throw new TypeError(`the audit entry has no ${name}`);
-    hashed[name] = entry[name];
-  }
-  return canonicalJson(hashed);
+    return `"${name}":${canonicalJson(entry[name])}`;
+  });
+  return `{${members.join(',')}}`;
 }
 
 /** The `hash` an entry should carry: lowercase hex SHA-256 of the UTF-8 of its canonical text. */

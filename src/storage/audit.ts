@@ -1,7 +1,7 @@
 // The audit trail: one entry per change, written by the same transaction as the change (decision 26).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
-import { canonicalJson } from '../../sdk/src/audit-chain.js';
+import { auditEntryCanonicalText, canonicalJson } from '../../sdk/src/audit-chain.js';
 import type { Queryable } from './db.js';
 
 export type ActorType = 'user' | 'api_key' | 'system';
@@ -56,43 +56,81 @@ export interface AuditEntry {
 // through its workspace's head row (migration 0014, P99), locked until commit: the entry is stamped after the
 // head's instant and chained to its hash (`hash` covers the entry and `previous_hash`, P97), so feed order is
 // commit order and chain order. One statement does it all: under READ COMMITTED, an update that waited for the
-// head's lock works on the head as the writer before it committed it. The metadata travels as its canonical
-// JSON (JSON.stringify's view of it, keys in code point order): stored as jsonb and hashed as sent, so the
-// database does not canonicalize on the write path.
+// head's lock works on the head as the writer before it committed it. The writer sends the entry's canonical
+// text in four parts, cut where the three values only the database knows go (P100): `created_at` (the
+// transaction's start), `occurred_at` (the stamp) and `previous_hash` (the head's hash). statement_timestamp()
+// is fixed for the statement, so the stamp stored and the stamp hashed are one instant.
 const APPEND_AUDIT_ENTRY = `
-with entry as (
-  select $1::uuid as workspace_id, $2::uuid as id, $3::text as action, $4::text as actor_type,
-         $5::uuid as actor_id, $6::text as target_type, $7::uuid as target_id, $8::text as request_id,
-         $9::text as metadata, now() as created_at, clock_timestamp() as asked_at
-), head as (
+with head as (
   update audit_heads h
-     set occurred_at = greatest(e.asked_at, h.occurred_at + interval '1 microsecond'),
+     set occurred_at = greatest(statement_timestamp(), h.occurred_at + interval '1 microsecond'),
          previous_hash = h.hash,
-         hash = audit_entry_hash(e.id, greatest(e.asked_at, h.occurred_at + interval '1 microsecond'), e.action,
-                                 e.actor_type, e.actor_id, e.target_type, e.target_id, e.request_id, e.metadata,
-                                 e.created_at, h.hash)
-    from entry e
-   where h.workspace_id = e.workspace_id
+         hash = encode(sha256(convert_to(concat(
+                  $10::text, iso(now()),
+                  $11::text, iso(greatest(statement_timestamp(), h.occurred_at + interval '1 microsecond')),
+                  $12::text, coalesce('"' || h.hash || '"', 'null'),
+                  $13::text), 'UTF8')), 'hex')
+   where h.workspace_id = $1
   returning h.occurred_at, h.hash, h.previous_hash
 )
 insert into audit_logs (workspace_id, id, action, actor_type, actor_id, target_type, target_id, request_id,
                         metadata, occurred_at, created_at, hash, previous_hash)
-select e.workspace_id, e.id, e.action, e.actor_type, e.actor_id, e.target_type, e.target_id, e.request_id,
-       e.metadata::jsonb, head.occurred_at, e.created_at, head.hash, head.previous_hash
-  from entry e, head
+select $1, $2, $3, $4, $5, $6, $7, $8, $9::text::jsonb, head.occurred_at, now(), head.hash, head.previous_hash
+  from head
 returning 1`;
 
+/** Stands for the values the database fills in; random, so that no field of an entry can contain it. */
+const FILLED_IN = randomUUID();
+
+/**
+ * The entry's canonical text (the SDK's auditEntryCanonicalText: one definition for the writer and the
+ * verifiers) cut around the values of `created_at`, `occurred_at` and `previous_hash`. The instants' quotes
+ * stay in the parts; `previous_hash`'s go, since its value may be null.
+ */
+export function auditTextParts(
+  entry: AuditEntry,
+  id: string,
+  metadata: Record<string, unknown>,
+): [string, string, string, string] {
+  const parts = auditEntryCanonicalText({
+    action: entry.action,
+    actor_id: entry.actorId,
+    actor_type: entry.actorType,
+    created_at: FILLED_IN,
+    id,
+    metadata,
+    occurred_at: FILLED_IN,
+    previous_hash: FILLED_IN,
+    request_id: entry.requestId,
+    target_id: entry.targetId,
+    target_type: entry.targetType,
+  }).split(FILLED_IN);
+  const [beforeCreated, beforeOccurred, beforePrevious, afterPrevious] = parts;
+  if (parts.length !== 4 || !beforePrevious?.endsWith('"') || !afterPrevious?.startsWith('"'))
+    throw new Error("The audit entry's canonical text does not have the expected shape");
+  return [
+    beforeCreated as string,
+    beforeOccurred as string,
+    beforePrevious.slice(0, -1),
+    afterPrevious.slice(1),
+  ];
+}
+
 export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<void> {
+  const id = randomUUID();
+  // What JSON would make of the metadata (a Date as its ISO text, no undefined members): stored and hashed.
+  const metadata = JSON.parse(JSON.stringify(entry.metadata ?? {})) as Record<string, unknown>;
   const written = await tx.query(APPEND_AUDIT_ENTRY, [
     entry.workspaceId,
-    randomUUID(),
+    id,
     entry.action,
     entry.actorType,
     entry.actorId,
     entry.targetType,
     entry.targetId,
     entry.requestId,
-    canonicalJson(JSON.parse(JSON.stringify(entry.metadata ?? {}))),
+    canonicalJson(metadata),
+    ...auditTextParts(entry, id, metadata),
   ]);
   // Every workspace gets its head when it is created (migration 0014): none means the write must not commit.
   if (written.length !== 1) throw new Error(`Workspace ${entry.workspaceId} has no audit chain head`);
