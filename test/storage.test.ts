@@ -1,6 +1,8 @@
-// Storage: migrations (numbered, applied once), the data-directory lock of the embedded store, exact instants.
+// Storage: migrations (numbered, applied once; the audit actor type's domain, P101), the data-directory lock
+// of the embedded store, exact instants.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +43,26 @@ describe('migrations', () => {
     );
     assert.ok(rows.length >= 8);
     for (const row of rows) assert.equal(row.first, 'workspace_id', row.table_name);
+  });
+
+  test("an audit entry's actor type is checked by a domain, not by a CHECK of audit_logs (P101)", async () => {
+    const { id } = await h.workspace();
+    const insert = (actorType: string) =>
+      h.db.query(
+        `insert into audit_logs (workspace_id, id, action, actor_type) values ($1, $2, 'supplier.created', $3)`,
+        [id, randomUUID(), actorType],
+      );
+    await assert.rejects(insert('robot'), (error: { code?: string; constraint?: string }) => {
+      assert.equal(error.code, '23514');
+      assert.equal(error.constraint, 'audit_actor_type_check');
+      return true;
+    });
+    const checks = await h.db.query(
+      "select conname from pg_constraint where conrelid = 'audit_logs'::regclass and contype = 'c'",
+    );
+    assert.deepEqual(checks, [], 'a table CHECK is parsed and planned again by every insert');
+    // The values the service writes still go in (a raw row is left in this test's workspace only).
+    for (const actorType of ['user', 'api_key', 'system']) await insert(actorType);
   });
 });
 
