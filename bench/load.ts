@@ -54,8 +54,10 @@ async function load(env: BenchEnv, side: Side, plan: LoadPlan, durationS: number
   const guess =
     plan.rate ??
     Math.min(env.budget.maxRate(ids.length), (lastRate.get(plan.label) ?? FIRST_GUESS_RATE) * 1.3);
-  // Only tprm-api has limits; the baseline gets the same requests without counting them.
-  if (side === 'api') await env.budget.reserve(ids, Math.ceil(guess * durationS));
+  // Only tprm-api has limits; the bare server gets the same requests without counting them. Two tprm-api
+  // builds (--against) share the one ledger: with Redis they share the counters too.
+  const limited = server.kind === 'tprm-api';
+  if (limited) await env.budget.reserve(ids, Math.ceil(guess * durationS));
   const tallies = new Map<string, Tally>(
     plan.series.map((name) => [name, { latencies: [], statusCodes: {} }]),
   );
@@ -78,7 +80,7 @@ async function load(env: BenchEnv, side: Side, plan: LoadPlan, durationS: number
           // workspace gets every series.
           const round = Math.floor(n / plan.workspaces.length);
           const series = plan.series[((n % plan.workspaces.length) + round) % plan.series.length] as string;
-          if (side === 'api' && !env.budget.take(workspace.id)) overBudget++;
+          if (limited && !env.budget.take(workspace.id)) overBudget++;
           const spec = plan.request(workspace, n, series);
           context.series = series;
           context.sentAt = performance.now();

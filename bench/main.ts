@@ -2,16 +2,17 @@
 // every scenario alternating the two sides run by run, prints one table and writes the figures as JSON.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Db } from '../src/storage/db.js';
+import { loadMigrations } from '../src/storage/migrations.js';
 import { type Dataset, defaultSpec, type Location, openDataset } from './dataset.js';
 import { RateBudget } from './keys.js';
 import { summarizeProfile } from './profile.js';
-import { renderTable, resultsJson, type ScenarioResult } from './report.js';
+import { AGAINST_BARE, AGAINST_BUILD, renderTable, resultsJson, type ScenarioResult } from './report.js';
 import {
   type BenchEnv,
   type BenchOptions,
@@ -20,6 +21,7 @@ import {
   type RunFigures,
   type Side,
   type Store,
+  withoutErrors,
 } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
 import {
@@ -74,6 +76,12 @@ const program = new Command('bench')
   )
   .option('--data-dir <dir>', 'embedded store of the dataset', join(ROOT, 'data', 'bench'))
   .option('--redis-url <url>', 'Redis for the rate limiter of tprm-api (default: in memory)')
+  .option(
+    '--against <checkout>',
+    "another tprm-api checkout, built (npm run build), run in the bare server's place with the same settings: " +
+      'the ratio column compares this build with that one (scenarios with a baseline side only; the other ' +
+      "checkout's migrations must be this one's or fewer, since both share the dataset)",
+  )
   .option('--fresh', 'rebuild the dataset even if the existing one matches')
   .option('--profile', 'run both servers under node --cpu-prof and summarize where the time went')
   .option(
@@ -96,6 +104,7 @@ interface CliOptions {
   databaseUrl: string;
   dataDir: string;
   redisUrl?: string;
+  against?: string;
   fresh?: boolean;
   profile?: boolean;
   nodeArgs?: string;
@@ -124,7 +133,10 @@ async function main(): Promise<void> {
         return found;
       })
     : scenarios;
-  const chosen = selected.filter((s) => s.stores.includes(cli.store));
+  const against = cli.against ? againstScript(cli.against) : null;
+  const chosen = selected.filter(
+    (s) => s.stores.includes(cli.store) && (!against || s.sides.includes('baseline')),
+  );
   const nodeVersion = execFileSync(cli.node, ['--version'], { encoding: 'utf8' }).trim();
   mkdirSync(cli.out, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -187,6 +199,7 @@ async function main(): Promise<void> {
     return spawnServer(
       {
         name,
+        kind: 'tprm-api',
         node: cli.node,
         script: API_SCRIPT,
         nodeArgs: [...startNodeArgs(), ...profileArgs(name)],
@@ -212,20 +225,23 @@ async function main(): Promise<void> {
   const baselinePort = await freePort();
   const started = await Promise.allSettled([
     spawnApi({ env: {} }),
-    spawnServer(
-      {
-        name: 'baseline',
-        node: cli.node,
-        script: BASELINE_SCRIPT,
-        nodeArgs: profileArgs('baseline'),
-        env: { ...storeEnv('baseline'), PORT: String(baselinePort) },
-        readyUrl: `http://127.0.0.1:${baselinePort}/readyz`,
-        logFile: logFile('baseline'),
-        applicationName: 'tprm-bench-baseline',
-      },
-      `http://127.0.0.1:${baselinePort}`,
-      baselinePort,
-    ),
+    against
+      ? spawnApi({ name: 'baseline', script: against, env: storeEnv('baseline') })
+      : spawnServer(
+          {
+            name: 'baseline',
+            kind: 'bare',
+            node: cli.node,
+            script: BASELINE_SCRIPT,
+            nodeArgs: profileArgs('baseline'),
+            env: { ...storeEnv('baseline'), PORT: String(baselinePort) },
+            readyUrl: `http://127.0.0.1:${baselinePort}/readyz`,
+            logFile: logFile('baseline'),
+            applicationName: 'tprm-bench-baseline',
+          },
+          `http://127.0.0.1:${baselinePort}`,
+          baselinePort,
+        ),
   ]);
   const [api, baseline] = started.map((result) => (result.status === 'fulfilled' ? result.value : null));
   if (!api || !baseline) {
@@ -254,7 +270,8 @@ async function main(): Promise<void> {
   const title =
     `tprm-api benchmark: ${cli.store}, servers on Node ${nodeVersion}, ${spec.suppliers.toLocaleString('en-US')} suppliers ` +
     `(${spec.bigWorkspaces} big + ${spec.smallWorkspaces} small workspaces), ${cli.runs} alternating runs x ${cli.duration} s, ` +
-    `${cli.connections} connections; medians`;
+    `${cli.connections} connections; medians` +
+    (against ? `; "against" is the build in ${resolve(cli.against as string)}` : '');
   const results: ScenarioResult[] = [];
   try {
     for (const scenario of chosen) {
@@ -288,7 +305,11 @@ async function main(): Promise<void> {
           ]),
         );
       }
-      results.push({ scenario, runs, medians, verdict: scenario.judge(medians) });
+      // A scenario's target is set against the bare server; another build has none.
+      const verdict = against
+        ? withoutErrors(medians, { ok: true, detail: 'another build: no target' })
+        : scenario.judge(medians);
+      results.push({ scenario, runs, medians, verdict });
     }
   } catch (error) {
     log(`server logs kept in ${logDir}`);
@@ -300,14 +321,14 @@ async function main(): Promise<void> {
   if (cli.nodeArgs) log(`server output kept in ${logDir}`);
   else rmSync(logDir, { recursive: true, force: true });
 
-  process.stdout.write(`\n${renderTable(title, results)}\n`);
+  process.stdout.write(`\n${renderTable(title, results, against ? AGAINST_BUILD : AGAINST_BARE)}\n`);
   const file = join(cli.out, `${cli.store}-node${nodeVersion.replace(/^v/, '')}-${stamp}.json`);
   const meta = {
     date: new Date().toISOString(),
     node: nodeVersion,
     store: cli.store,
     spec,
-    options: { ...options, scenarios: chosen.map((s) => s.name) },
+    options: { ...options, scenarios: chosen.map((s) => s.name), against: against ?? undefined },
     machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30) },
   };
   writeFileSync(file, resultsJson(meta, results));
@@ -322,6 +343,21 @@ async function main(): Promise<void> {
   }
   const failed = results.filter((r) => r.verdict.detail.startsWith('INVALID'));
   if (failed.length > 0) process.exitCode = 1;
+}
+
+/** The entry point of the other build, refused when it is not built or would migrate the shared dataset. */
+function againstScript(checkout: string): string {
+  const script = resolve(checkout, 'dist/src/main.js');
+  if (!existsSync(script)) program.error(`${script} not found: run npm run build in ${checkout}`);
+  const ours = new Set(loadMigrations().map((migration) => migration.name));
+  const theirs = readdirSync(resolve(checkout, 'src/storage/migrations')).filter((f) => f.endsWith('.sql'));
+  const extra = theirs.filter((name) => !ours.has(name));
+  if (extra.length > 0)
+    program.error(
+      `${checkout} has migrations this checkout has not (${extra.join(', ')}): they would change the ` +
+        'dataset both builds share; run the bench from the newer checkout',
+    );
+  return script;
 }
 
 main().catch((error) => {

@@ -20,6 +20,14 @@ const COLUMNS = [
   ['vs baseline', 12],
 ] as const;
 
+/** How the table names the baseline side: the bare server, or another tprm-api build (`--against`). */
+export interface Comparison {
+  side: string;
+  column: string;
+}
+export const AGAINST_BARE: Comparison = { side: 'baseline', column: 'vs baseline' };
+export const AGAINST_BUILD: Comparison = { side: 'against', column: 'vs against' };
+
 const cell = (text: string, width: number, left = false) =>
   left ? text.slice(0, width).padEnd(width) : text.slice(0, width).padStart(width);
 
@@ -39,8 +47,15 @@ function versus(api: Figures | undefined, baseline: Figures | undefined): string
   return Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '';
 }
 
-export function renderTable(title: string, results: readonly ScenarioResult[]): string {
-  const lines = [title, COLUMNS.map(([name, width], i) => cell(name, width, i < 2)).join(' ')];
+export function renderTable(
+  title: string,
+  results: readonly ScenarioResult[],
+  comparison: Comparison = AGAINST_BARE,
+): string {
+  const header = COLUMNS.map(([name, width], i) =>
+    cell(i === COLUMNS.length - 1 ? comparison.column : name, width, i < 2),
+  );
+  const lines = [title, header.join(' ')];
   lines.push('-'.repeat(lines[1]?.length ?? 0));
   for (const { scenario, medians, verdict } of results) {
     const seriesNames = [...new Set(Object.values(medians).flatMap((series) => Object.keys(series ?? {})))];
@@ -54,7 +69,7 @@ export function renderTable(title: string, results: readonly ScenarioResult[]): 
         lines.push(
           [
             cell(label, 44, true),
-            cell(side, 9, true),
+            cell(side === 'baseline' ? comparison.side : side, 9, true),
             cell(rate, 9),
             cell(number(figures.p50Ms, 1), 8),
             cell(number(figures.p99Ms, 1), 8),
@@ -66,7 +81,11 @@ export function renderTable(title: string, results: readonly ScenarioResult[]): 
         );
       });
     }
-    lines.push(`  target ${scenario.target}: ${verdict.ok ? 'MET' : 'NOT MET'} (${verdict.detail})`);
+    lines.push(
+      comparison === AGAINST_BARE
+        ? `  target ${scenario.target}: ${verdict.ok ? 'MET' : 'NOT MET'} (${verdict.detail})`
+        : `  ${verdict.detail}`,
+    );
   }
   return lines.join('\n');
 }

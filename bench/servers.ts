@@ -18,8 +18,12 @@ export function startNodeArgs(): string[] {
   return words.slice(1, words.indexOf('dist/src/main.js')).filter((word) => word.startsWith('--'));
 }
 
+/** What answers on a side: a tprm-api build (authenticated, rate-limited) or the naive bare server. */
+export type ServerKind = 'tprm-api' | 'bare';
+
 export interface SpawnOptions {
   name: string;
+  kind: ServerKind;
   /** The Node binary. */
   node: string;
   script: string;
@@ -37,6 +41,7 @@ export interface SpawnOptions {
 
 export interface ServerHandle {
   name: string;
+  kind: ServerKind;
   pid: number;
   /** Base URL of the listener under test. */
   url: string;
@@ -101,6 +106,7 @@ export async function spawnServer(options: SpawnOptions, url: string, port: numb
   const readyMs = performance.now() - started;
   return {
     name: options.name,
+    kind: options.kind,
     pid: child.pid as number,
     url,
     port,

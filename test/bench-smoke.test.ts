@@ -31,10 +31,12 @@ after(async () => {
   await admin.end();
 });
 
-test('a tiny bench run builds its data, loads both servers without errors and writes its figures', () => {
-  const out = join(scratch, 'results');
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `npm run bench` at a tiny scale, one short run of each scenario; `extra` adds options. */
+function tinyBench(out: string, scenarios: string, extra: string[] = []) {
   const store = url ? ['--store', 'postgres', '--database-url', databaseUrl()] : ['--store', 'embedded'];
-  const run = spawnSync(
+  return spawnSync(
     process.execPath,
     [
       BENCH,
@@ -52,21 +54,24 @@ test('a tiny bench run builds its data, loads both servers without errors and wr
       '--runs',
       '1',
       '--scenarios',
-      'list-first,list-deep',
+      scenarios,
       '--out',
       out,
       '--no-progress',
+      ...extra,
     ],
     { encoding: 'utf8', timeout: 120_000 },
   );
-  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-  assert.match(run.stdout, /list-first: first page\s+api/);
+}
+
+/** The figures file of a run: every series of both sides made requests, none failed. */
+function readResults(out: string, scenarios: string[]) {
   const [file] = readdirSync(out).filter((name) => name.endsWith('.json'));
   assert.ok(file, 'no results file');
   const results = JSON.parse(readFileSync(join(out, file), 'utf8'));
   assert.deepEqual(
     results.scenarios.map((s: { name: string }) => s.name),
-    ['list-first', 'list-deep'],
+    scenarios,
   );
   for (const scenario of results.scenarios) {
     for (const side of ['api', 'baseline']) {
@@ -79,4 +84,33 @@ test('a tiny bench run builds its data, loads both servers without errors and wr
       }
     }
   }
+  return results;
+}
+
+test('a tiny bench run builds its data, loads both servers without errors and writes its figures', () => {
+  const out = join(scratch, 'results');
+  const run = tinyBench(out, 'list-first,list-deep');
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, /list-first: first page\s+api/);
+  assert.match(run.stdout, /vs baseline/);
+  readResults(out, ['list-first', 'list-deep']);
+});
+
+test('--against runs another tprm-api build in place of the bare server, under the same limits and cursors', () => {
+  const out = join(scratch, 'against');
+  // This checkout against itself: writes, and a stored cursor read by the other build.
+  const run = tinyBench(out, 'post-suppliers,list-deep,startup', ['--against', ROOT]);
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, /vs against/);
+  assert.match(run.stdout, /\n\s+against\s/);
+  assert.match(run.stdout, /another build: no target/);
+  assert.doesNotMatch(run.stdout, /startup/, 'a scenario without a baseline side has nothing to compare');
+  const results = readResults(out, ['post-suppliers', 'list-deep']);
+  assert.equal(results.meta.options.against, join(ROOT, 'dist/src/main.js'));
+});
+
+test('--against refuses a checkout that is not built', () => {
+  const run = tinyBench(join(scratch, 'refused'), 'post-suppliers', ['--against', scratch]);
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /dist\/src\/main\.js not found: run npm run build/);
 });

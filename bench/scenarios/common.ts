@@ -13,6 +13,7 @@ import {
   type Verdict,
   withoutErrors,
 } from '../scenario.js';
+import type { ServerKind } from '../servers.js';
 
 /**
  * Scenarios that need the big workspaces (deep cursors) cannot spread their load: ten workspaces take 600 req/s
@@ -83,7 +84,8 @@ export function resumedPageScenario(spec: {
   /** The sort key (`k0`, `k1`) of the row the cursor comes after, in one workspace; the error names a miss. */
   cursorRow: (db: Queryable, workspaceId: string, dataset: Dataset) => Promise<{ k0: string; k1: string }>;
 }): Scenario {
-  const cursors = new Map<string, Record<Side, string>>();
+  // Cursors are opaque and each server's own: a tprm-api build (either side under --against) reads the API's.
+  const cursors = new Map<string, Record<ServerKind, string>>();
   return {
     name: spec.name,
     title: spec.title,
@@ -94,8 +96,8 @@ export function resumedPageScenario(spec: {
       for (const workspace of dataset.big) {
         const row = await spec.cursorRow(db, workspace.id, dataset);
         cursors.set(workspace.id, {
-          api: await apiCursor(db, workspace.id, spec.operationId, [row.k0, row.k1]),
-          baseline: baselineCursor([row.k0, row.k1]),
+          'tprm-api': await apiCursor(db, workspace.id, spec.operationId, [row.k0, row.k1]),
+          bare: baselineCursor([row.k0, row.k1]),
         });
       }
     },
@@ -108,7 +110,7 @@ export function resumedPageScenario(spec: {
         rate: FIXED_RATE_PER_WORKSPACE * env.dataset.big.length,
         connections: 1,
         request: (workspace, _n, series) => {
-          const cursor = encodeURIComponent(cursors.get(workspace.id)?.[side] ?? '');
+          const cursor = encodeURIComponent(cursors.get(workspace.id)?.[env.servers[side].kind] ?? '');
           return {
             method: 'GET',
             path: `/v1${spec.path}?limit=50${series === spec.resumed ? `&cursor=${cursor}` : ''}`,
