@@ -23,6 +23,7 @@ import { type Finished, finished } from './support/child.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 import { scrape } from './support/metrics.js';
 import { freePort } from './support/redis.js';
+import { CITATION } from './support/string-literals.js';
 
 // Compiled to dist/test/mcp.test.js; the launcher lives in bin/ at the project root.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -132,6 +133,17 @@ describe('tprm mcp', () => {
       let client: Client;
       before(async () => {
         client = await connect(transport, ws.key);
+      });
+
+      test('its tools, prompts and resources cite no decision (P123)', async () => {
+        const listed = {
+          tools: (await client.listTools()).tools,
+          prompts: (await client.listPrompts()).prompts,
+          resources: (await client.listResources()).resources,
+        };
+        assert.ok(listed.tools.length > 20 && listed.prompts.length > 0 && listed.resources.length > 0);
+        const text = JSON.stringify(listed);
+        assert.doesNotMatch(text, CITATION);
       });
 
       test('lists one read-only tool per public GET operation, with its filters, limit and cursor', async () => {

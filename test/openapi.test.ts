@@ -22,7 +22,8 @@ import { adminRoutes } from '../src/management/admin-routes.js';
 import { importCollectionNames } from '../src/management/import.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { adminDocumentText } from '../src/openapi/admin-document.js';
-import { apiDocumentText, servedOpenRoutes } from '../src/openapi/reference.js';
+import { exampleOf } from '../src/openapi/examples.js';
+import { apiDocumentText, REFERENCE_FILES, servedOpenRoutes } from '../src/openapi/reference.js';
 import { EXAMPLE_SEED } from '../src/openapi/seed-samples.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { WebhookEvents } from '../src/schema/fields.js';
@@ -39,19 +40,76 @@ type Json = any;
 const document: Json = JSON.parse(apiDocumentText());
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
-const operations = (): { path: string; method: string; operation: Json }[] =>
-  Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
+const adminDocument: Json = JSON.parse(adminDocumentText());
+const operations = () => operationsOf(document);
+/** A `#/…` reference of the public document followed to its target. */
+const deref = (value: Json): Json => derefIn(document, value);
+
+/** The operations of a document. */
+const operationsOf = (doc: Json): { path: string; method: string; operation: Json }[] =>
+  Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
     METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })),
   );
 
-/** A `#/…` reference followed to its target. */
-function deref(value: Json): Json {
+/** A `#/…` reference of `doc` followed to its target. */
+function derefIn(doc: Json, value: Json): Json {
   if (!value?.$ref) return value;
   const target = (value.$ref as string)
     .slice(2)
     .split('/')
-    .reduce((node: Json, segment) => node[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document);
-  return deref(target);
+    .reduce((node: Json, segment) => node[segment.replaceAll('~1', '/').replaceAll('~0', '~')], doc);
+  return derefIn(doc, target);
+}
+
+/** Checks every example of every operation of `doc` against its schema, in place; the number checked. */
+function checkExamples(doc: Json): number {
+  const require = createRequire(import.meta.url);
+  const { default: Ajv2020 } = require('ajv/dist/2020.js');
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormatsModule as unknown as typeof addFormatsModule.default)(ajv, [
+    'date-time',
+    'date',
+    'email',
+    'uri',
+  ]);
+  ajv.addFormat('uuid', { validate: isUuid });
+  ajv.addSchema(doc, 'openapi');
+  let checked = 0;
+  const checkMedia = (media: Json, where: string) => {
+    if (!media.schema) return;
+    const values =
+      'example' in media
+        ? [media.example]
+        : Object.values((media.examples ?? {}) as Record<string, Json>).map((example) => example.value);
+    assert.ok(values.length > 0, `${where} has an example`);
+    const validate = ajv.compile({ $ref: `openapi#${pointerOf(media.schema)}` });
+    for (const value of values) {
+      assert.ok(validate(value), `${where}: ${JSON.stringify(validate.errors)}`);
+      checked++;
+    }
+  };
+  // Schemas are checked in place: inline ones through their position in the document.
+  const pointers = new Map<Json, string>();
+  const index = (value: Json, pointer: string) => {
+    if (!value || typeof value !== 'object') return;
+    pointers.set(value, pointer);
+    for (const [key, child] of Object.entries(value))
+      index(child, `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+  };
+  index(doc, '');
+  const pointerOf = (schema: Json) => pointers.get(schema) as string;
+  for (const { operation } of operationsOf(doc)) {
+    const id = operation.operationId;
+    if (operation.requestBody)
+      checkMedia(operation.requestBody.content['application/json'], `${id} request body`);
+    for (const [status, reference] of Object.entries(operation.responses as Record<string, Json>)) {
+      for (const [type, media] of Object.entries(
+        (derefIn(doc, reference).content ?? {}) as Record<string, Json>,
+      ))
+        checkMedia(media, `${id} ${status} ${type}`);
+    }
+  }
+  return checked;
 }
 
 let h: Harness;
@@ -182,50 +240,7 @@ describe('the document', () => {
   });
 
   test('every operation has examples, and each matches its own schema', () => {
-    const require = createRequire(import.meta.url);
-    const { default: Ajv2020 } = require('ajv/dist/2020.js');
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    (addFormatsModule as unknown as typeof addFormatsModule.default)(ajv, [
-      'date-time',
-      'date',
-      'email',
-      'uri',
-    ]);
-    ajv.addFormat('uuid', { validate: isUuid });
-    ajv.addSchema(document, 'openapi');
-    let checked = 0;
-    const checkMedia = (media: Json, where: string) => {
-      if (!media.schema) return;
-      const values =
-        'example' in media
-          ? [media.example]
-          : Object.values((media.examples ?? {}) as Record<string, Json>).map((example) => example.value);
-      assert.ok(values.length > 0, `${where} has an example`);
-      const validate = ajv.compile({ $ref: `openapi#${pointerOf(media.schema)}` });
-      for (const value of values) {
-        assert.ok(validate(value), `${where}: ${JSON.stringify(validate.errors)}`);
-        checked++;
-      }
-    };
-    // Schemas are checked in place: inline ones through their position in the document.
-    const pointers = new Map<Json, string>();
-    const index = (value: Json, pointer: string) => {
-      if (!value || typeof value !== 'object') return;
-      pointers.set(value, pointer);
-      for (const [key, child] of Object.entries(value))
-        index(child, `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
-    };
-    index(document, '');
-    const pointerOf = (schema: Json) => pointers.get(schema) as string;
-    for (const { operation } of operations()) {
-      const id = operation.operationId;
-      if (operation.requestBody)
-        checkMedia(operation.requestBody.content['application/json'], `${id} request body`);
-      for (const [status, reference] of Object.entries(operation.responses as Record<string, Json>)) {
-        for (const [type, media] of Object.entries((deref(reference).content ?? {}) as Record<string, Json>))
-          checkMedia(media, `${id} ${status} ${type}`);
-      }
-    }
+    const checked = checkExamples(document);
     assert.ok(checked > 100, `${checked} examples checked`);
   });
 });
@@ -272,23 +287,21 @@ describe('openapi.json', () => {
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     for (const src of res.body.match(/(?:src|href)="[^"]+"/g) ?? [])
       assert.match(src, /="(\/docs\/|data:)/, `${src} is local`);
-    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'reference.js']) {
+    for (const file of REFERENCE_FILES) {
       const asset = await h.api('GET', `/docs/${file}`);
       assert.equal(asset.status, 200, file);
     }
+    // The bundle as served names no other origin (its one such URL, the Redocly logo, is replaced).
+    const bundle = await h.api('GET', '/docs/redoc.standalone.js');
+    assert.doesNotMatch(bundle.body, /cdn\.redoc\.ly/);
     assertError(await h.api('GET', '/docs/index.html'), 404, 'resource_not_found');
     assertError(await h.api('GET', '/docs/constructor'), 404, 'resource_not_found');
   });
 
   test('the document and the page files carry an ETag; a conditional GET naming it is a 304 without a body, still no-store (decisions 31, P69)', async () => {
     const tags = new Set<string>();
-    for (const path of [
-      '/openapi.json',
-      '/docs',
-      '/docs/swagger-ui-bundle.js',
-      '/docs/swagger-ui.css',
-      '/docs/reference.js',
-    ]) {
+    const paths = ['/openapi.json', '/docs', ...REFERENCE_FILES.map((file) => `/docs/${file}`)];
+    for (const path of paths) {
       const first = await h.api('GET', path);
       const tag = String(first.headers.etag);
       assert.match(tag, /^"[\w-]{16,}"$/, `${path}: ETag`);
@@ -307,13 +320,11 @@ describe('openapi.json', () => {
       assert.equal(changed.body, first.body, path);
       assert.equal(changed.headers['cache-control'], 'no-store', path);
     }
-    assert.equal(tags.size, 5, 'each file has its own tag');
+    assert.equal(tags.size, paths.length, 'each file has its own tag');
   });
 });
 
 describe('openapi.admin.json (the management listener)', () => {
-  const adminDocument: Json = JSON.parse(adminDocumentText());
-
   test('is valid OpenAPI 3.1 for @apidevtools/swagger-parser and has one operation per admin route', async () => {
     const api = await SwaggerParser.validate(structuredClone(adminDocument), {
       resolve: { external: false },
@@ -331,8 +342,8 @@ describe('openapi.admin.json (the management listener)', () => {
     for (const operation of declared) assert.ok(documented.includes(operation), `${operation} is documented`);
     assert.equal(
       documented.length,
-      declared.length + 4,
-      'the admin routes plus the 3 probes and the document',
+      declared.length + 6,
+      'the admin routes plus the 3 probes, the document, its page and the page files',
     );
   });
 
@@ -343,6 +354,99 @@ describe('openapi.admin.json (the management listener)', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body, committed);
     assert.equal(res.headers['cache-control'], 'no-store');
+  });
+
+  test('its reference page and the page files are served on the admin listener without the token (P120)', async () => {
+    const page = await h.admin('GET', '/docs', undefined, null);
+    assert.equal(page.status, 200);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    assert.match(page.body, /management reference/);
+    const publicPage = await h.api('GET', '/docs');
+    assert.equal(page.headers['content-security-policy'], publicPage.headers['content-security-policy']);
+    for (const file of REFERENCE_FILES) {
+      const admin = await h.admin('GET', `/docs/${file}`, undefined, null);
+      assert.equal(admin.status, 200, file);
+      assert.equal(admin.body, (await h.api('GET', `/docs/${file}`)).body, `${file}: the public listener's`);
+    }
+    const tag = String(page.headers.etag);
+    const again = await h.adminApp.inject({ method: 'GET', url: '/docs', headers: { 'if-none-match': tag } });
+    assert.equal(again.statusCode, 304);
+    assertError(await h.admin('GET', '/docs/index.html', undefined, null), 404, 'resource_not_found');
+  });
+});
+
+describe('examples are demo records, samples run, the publisher is named (P121, P122)', () => {
+  const documents = { 'openapi.json': document, 'openapi.admin.json': adminDocument };
+
+  test('no example of either document is a placeholder: no "Example …" text, no dummy 42', () => {
+    for (const [name, doc] of Object.entries(documents)) {
+      const placeholders: string[] = [];
+      const walk = (value: Json, path: string, inExample: boolean) => {
+        if (value && typeof value === 'object') {
+          for (const [key, child] of Object.entries(value))
+            walk(child, `${path}/${key}`, inExample || key === 'example' || key === 'examples');
+        } else if (inExample && ((typeof value === 'string' && /\bExample\b/.test(value)) || value === 42))
+          placeholders.push(`${path}: ${JSON.stringify(value)}`);
+      };
+      walk(doc, '#', false);
+      assert.deepEqual(placeholders, [], name);
+    }
+  });
+
+  test('the examples of the management document match their schemas too', () => {
+    const checked = checkExamples(adminDocument);
+    assert.ok(checked > 60, `${checked} examples checked`);
+  });
+
+  test('a field that neither a demo record nor its schema gives a value fails the build, not a placeholder', () => {
+    const note = { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] };
+    assert.throws(() => exampleOf(note, { minimal: true }), /no example for "note"/);
+    const count = { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] };
+    assert.throws(() => exampleOf(count, { minimal: true }), /no example for "count"/);
+    assert.deepEqual(exampleOf(note, { minimal: true, record: { note: 'Checked by Grace' } }), {
+      note: 'Checked by Grace',
+    });
+  });
+
+  test('the management document shows the demo set-up: the ids of its paths are those of its examples', () => {
+    const workspace =
+      adminDocument.paths['/admin/workspaces/{id}'].get.responses['200'].content['application/json'].example;
+    assert.equal(workspace.name, 'Demo workspace');
+    const users = adminDocument.paths['/admin/workspaces/{id}/users'];
+    assert.match(
+      users.get['x-codeSamples'][0].source,
+      new RegExp(`/admin/workspaces/${workspace.id}/users"`),
+    );
+    const key =
+      adminDocument.paths['/admin/workspaces/{id}/api-keys'].post.responses['201'].content['application/json']
+        .example;
+    assert.match(key.secret, /^tprm_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/, 'a key of the real form');
+    assert.equal(key.secret.slice(0, 13), key.prefix);
+  });
+
+  test('both documents name their contact and license', () => {
+    for (const [name, doc] of Object.entries(documents)) {
+      assert.deepEqual(Object.keys(doc.info.contact).sort(), ['email', 'name', 'url'], name);
+      assert.match(doc.info.license.name, /Proprietary/, name);
+      assert.equal(doc.info.license.identifier, 'LicenseRef-Proprietary', name);
+    }
+  });
+
+  test('every operation of the management document has a curl sample, with the token where one is needed', () => {
+    for (const { path, operation } of operationsOf(adminDocument)) {
+      const samples = operation['x-codeSamples'] as { lang: string; label: string; source: string }[];
+      assert.deepEqual(
+        samples.map((sample) => sample.label),
+        ['curl'],
+        operation.operationId,
+      );
+      const source = samples[0]?.source ?? '';
+      assert.match(source, /^curl /, operation.operationId);
+      const concrete = path.replace(/\{\w+\}/g, '[^"/]+');
+      assert.match(source, new RegExp(`"\\$ADMIN_URL${concrete}"`), `${operation.operationId}: ${source}`);
+      const open = Array.isArray(operation.security) && operation.security.length === 0;
+      assert.equal(source.includes('Bearer $ADMIN_TOKEN'), !open, operation.operationId);
+    }
   });
 });
 
@@ -480,8 +584,8 @@ describe('examples from the seed generator, the limits in the description, code 
     assert.match(text, /`Retry-After`/);
   });
 
-  // The curl samples run in bash and call curl, uuidgen and xargs: without one of them, this test skips.
-  const missing = ['bash', 'curl', 'uuidgen', 'xargs'].filter(
+  // The curl samples run in bash and call curl, od, tr and xargs: without one of them, this test skips.
+  const missing = ['bash', 'curl', 'od', 'tr', 'xargs'].filter(
     (command) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0,
   );
   test('every operation has a curl sample and every /v1 operation an SDK sample; each runs against the service', {

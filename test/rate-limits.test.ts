@@ -144,7 +144,7 @@ describe('routes without a key (decisions 4, 29, P69)', () => {
     const paths = {
       '/openapi.json': 200,
       '/docs': 200,
-      '/docs/swagger-ui-bundle.js': 200,
+      '/docs/redoc.standalone.js': 200,
       '/files/not-a-token?expires=1&signature=x': 404,
     };
     for (const [i, [path, status]] of Object.entries(paths).entries()) {
@@ -179,8 +179,8 @@ describe('routes without a key (decisions 4, 29, P69)', () => {
     const remoteAddress = '10.3.2.1';
     const files = [
       '/docs',
-      '/docs/swagger-ui.css',
-      '/docs/swagger-ui-bundle.js',
+      '/docs/reference.css',
+      '/docs/redoc.standalone.js',
       '/docs/reference.js',
       '/openapi.json',
     ];

@@ -119,7 +119,10 @@ export function verifySignature(
   return checkSignature(rawBody, header, secret, toleranceSeconds, nowSeconds).ok;
 }
 
-/** A new signing secret: `whsec_` followed by 32 random bytes in base64url (256 bits). */
-export function generateSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * A new signing secret: `whsec_` followed by 32 random bytes in base64url (256 bits). `random` is for
+ * documentation examples, which show a fixed secret of the same form.
+ */
+export function generateSigningSecret(random: (size: number) => Buffer = randomBytes): string {
+  return `whsec_${random(32).toString('base64url')}`;
 }

@@ -105,7 +105,12 @@ const CollectionMeta = Type.Object(
     ),
     message: Type.Optional(Type.String({ description: 'Present when `feature_status` is not `available`.' })),
   },
-  { additionalProperties: false, title: 'CollectionMeta' },
+  {
+    additionalProperties: false,
+    title: 'CollectionMeta',
+    // The last page (the examples' data set is small): no cursor, nothing to say.
+    examples: [{ has_more: false, next_cursor: null, feature_status: 'available' }],
+  },
 );
 
 /** Schema of a collection envelope (risk-data-api.md "Conventions", "Collection meta"), for the API description. */

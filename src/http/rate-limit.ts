@@ -78,8 +78,9 @@ export const ADDRESS_BUCKETS: readonly Bucket[] = Object.freeze([
   { name: 'addr-minute', limit: 1000, windowMs: MINUTE },
 ]);
 
-/** Per client address, on top of ADDRESS_BUCKETS, for the API reference's files (decision P69): the page
- * and its four files are 2 MB, so 60 a minute is 12 page loads and at most about 100 MB a minute. */
+/** Per client address, on top of ADDRESS_BUCKETS, for the API reference's files (decision P69): the page,
+ * its three files and the document are 1.5 MB, so 60 a minute is 12 page loads and at most about 90 MB a
+ * minute. */
 export const REFERENCE_BUCKETS: readonly Bucket[] = Object.freeze([
   { name: 'addr-reference-minute', limit: 60, windowMs: MINUTE },
 ]);

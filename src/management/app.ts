@@ -1,10 +1,11 @@
-// The management listener: /admin (bearer ADMIN_TOKEN) from the admin route table, its OpenAPI document, and
-// the probes (/healthz, /readyz, /metrics).
+// The management listener: /admin (bearer ADMIN_TOKEN) from the admin route table, its OpenAPI document and
+// reference page, and the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest, notFound } from '../http/errors.js';
 import { assertSingleValuedHeaders } from '../http/request-headers.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { adminDocumentText } from '../openapi/admin-document.js';
+import { sendReferenceFile, sendReferencePage } from '../openapi/reference.js';
 import type { Services } from '../services.js';
 import { authenticateOperator } from './auth.js';
 import type { Operator } from './operations.js';
@@ -45,9 +46,14 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
     });
   }
 
-  // The listener's own description, like /healthz without the token: it holds no secret.
+  // The listener's own description and the page rendering it, like /healthz without the token: they hold no
+  // secret, and the page's files are the public listener's (P120).
   app.get('/openapi.json', async (_request, reply) =>
     reply.header('content-type', 'application/json; charset=utf-8').send(adminDocumentText()),
+  );
+  app.get('/docs', async (request, reply) => sendReferencePage(request, reply, 'admin'));
+  app.get<{ Params: { file: string } }>('/docs/:file', async (request, reply) =>
+    sendReferenceFile(request, reply, request.params.file),
   );
   registerProbes(app, services);
 }

@@ -5,6 +5,7 @@ import type { Db } from '../storage/db.js';
 import { importCollectionNames, importDocument } from './import.js';
 import { createApiKey, createUser, createWorkspace } from './operations.js';
 import { generateSeedDocument } from './seed/index.js';
+import { DEMO_ADMIN, DEMO_WORKSPACE } from './seed/setup.js';
 
 export async function isEmpty(db: Db): Promise<boolean> {
   const rows = await db.query('select 1 from workspaces limit 1');
@@ -22,10 +23,8 @@ export async function createDemoWorkspace(
   options: { suppliers?: number } = {},
 ): Promise<DemoWorkspace> {
   const op = { db, allowInsecureWebhookUrls: false };
-  const workspace = JSON.parse(await createWorkspace(op, { name: 'Demo workspace', plan: 'enterprise' }));
-  const user = JSON.parse(
-    await createUser(op, workspace.id, { name: 'Demo Admin', email: 'admin@demo.example' }),
-  );
+  const workspace = JSON.parse(await createWorkspace(op, { ...DEMO_WORKSPACE }));
+  const user = JSON.parse(await createUser(op, workspace.id, { ...DEMO_ADMIN }));
   const key = JSON.parse(
     await createApiKey(op, workspace.id, {
       name: 'Demo key (every scope)',

@@ -8,6 +8,9 @@ import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { ApiKey, User, Workspace } from './schemas.js';
 
+/** The quota of a workspace created without one. */
+export const DEFAULT_ASSESSMENT_QUOTA = 100;
+
 export interface Operator {
   db: Db;
   allowInsecureWebhookUrls: boolean;
@@ -58,7 +61,7 @@ export async function createWorkspace(
       id,
       input.name,
       input.plan,
-      input.assessment_quota ?? 100,
+      input.assessment_quota ?? DEFAULT_ASSESSMENT_QUOTA,
     ]);
     await recordAudit(tx, {
       ...systemActor(op, id),

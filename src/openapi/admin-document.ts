@@ -11,7 +11,7 @@ import {
   notFound,
   validationFailed,
 } from '../http/errors.js';
-import { RESPONSE_HEADERS, STAMPED_HEADERS } from '../http/headers.js';
+import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../http/headers.js';
 import { rateLimitExceeded, thrownBy } from '../http/route.js';
 import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
 import { adminRoutes } from '../management/admin-routes.js';
@@ -19,9 +19,21 @@ import { invalidAdminToken } from '../management/auth.js';
 import { ambiguousId } from '../management/locate.js';
 import { Liveness, Readiness } from '../management/probes.js';
 import type { AdminRouteDef, AdminRouteTable } from '../management/route.js';
-import { Uuid } from '../schema/fields.js';
-import { errorExamples, openApiPath, parameter, plain, SchemaRegistry, sorted } from './document.js';
+import { StringEnum, Uuid } from '../schema/fields.js';
+import { adminRouteSamples, adminSample } from './code-samples.js';
+import {
+  errorExamples,
+  openApiPath,
+  PUBLISHER,
+  parameter,
+  plain,
+  RESPONSE_EXAMPLES,
+  SchemaRegistry,
+  sorted,
+} from './document.js';
 import { exampleOf, type Json } from './examples.js';
+import { PAGE_HEADERS, REFERENCE_FILES } from './reference.js';
+import { pathSampleId, seedSample } from './seed-samples.js';
 
 const JSON_MEDIA = 'application/json';
 const SECURITY_SCHEME = 'adminToken';
@@ -40,13 +52,17 @@ const INFO = {
   ].join('\n'),
 };
 
+const PROBES = 'Probes';
+const REFERENCE = 'Reference';
+
 /** What each group of operations is for; a tag of the table without one here fails the build of the document. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Workspaces: 'Workspaces (tenants), their users, and bulk imports of their records.',
   'API keys': 'Keys of the public API: issued with scopes, listed by prefix, revoked.',
   Lifecycle: 'What the web application does to records: status transitions, renders, alerts, reviews.',
   'Webhook endpoints': 'Receivers of signed events, their secrets, and redelivery.',
-  Probes: 'For machines: liveness, readiness, metrics and this document. No token.',
+  [PROBES]: 'For machines: liveness, readiness and metrics. No token.',
+  [REFERENCE]: 'This document and the page that renders it. No token.',
 };
 
 const pathIds = (url: string) => [...url.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
@@ -101,28 +117,36 @@ function adminErrors(route: AdminRouteDef): Record<number, { description: string
 export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<string, unknown> {
   const schemas = new SchemaRegistry();
   const errorRef = schemas.ref(ErrorSchema);
-  const headers = Object.fromEntries(
-    STAMPED_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]),
-  );
-  const retryAfter = { $ref: '#/components/headers/Retry-After' };
-  const content = (schema: TSchema, minimal: boolean) => ({
-    [JSON_MEDIA]: { schema: schemas.ref(schema), example: exampleOf(plain(schema), { minimal }) as Json },
+  const refs = (names: readonly ResponseHeader[]) =>
+    Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  const headers = refs(STAMPED_HEADERS);
+  const content = (schema: TSchema, example: Json | undefined) => ({
+    [JSON_MEDIA]: { schema: schemas.ref(schema), ...(example === undefined ? {} : { example }) },
   });
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   for (const [operationId, route] of Object.entries(routes)) {
     tags.add(route.tag);
+    // The answer shows the demo record of its resource; a request body, the fields of the record it writes
+    // (the one the operation answers with).
+    const answered = route.response ? plain(route.response) : undefined;
+    const record = typeof answered?.title === 'string' ? seedSample(answered.title) : undefined;
+    const bodyExample = route.body
+      ? exampleOf(plain(route.body), { minimal: true, sample: seedSample, record })
+      : undefined;
     const responses: Record<string, unknown> = {
       [route.status]: {
         description: STATUS_CODES[route.status] ?? 'Success',
         headers,
-        ...(route.response ? { content: content(route.response, false) } : {}),
+        ...(route.response
+          ? { content: content(route.response, exampleOf(plain(route.response), RESPONSE_EXAMPLES)) }
+          : {}),
       },
     };
     for (const [status, { description, examples }] of Object.entries(adminErrors(route)))
       responses[status] = {
         description,
-        headers: status === '429' ? { ...headers, 'Retry-After': retryAfter } : headers,
+        headers: status === '429' ? refs([...STAMPED_HEADERS, 'Retry-After']) : headers,
         content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(examples) } },
       };
     const path = `/admin${openApiPath(route.url)}`;
@@ -134,40 +158,95 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
       ...(route.description ? { description: route.description } : {}),
       parameters: pathIds(route.url).map((name) => parameter(name, 'path', Uuid, true)),
       ...(route.body
-        ? { requestBody: { required: route.validateBody !== false, content: content(route.body, true) } }
+        ? {
+            requestBody: {
+              required: route.validateBody !== false,
+              content: content(route.body, bodyExample),
+            },
+          }
         : {}),
       responses,
+      'x-codeSamples': adminRouteSamples(route, pathSampleId(route.url), bodyExample),
     };
   }
-  // The listener's routes for machines and its own description: no token.
-  const open = (operationId: string, summary: string, responses: Record<string, unknown>) => ({
-    get: { operationId, tags: ['Probes'], summary, security: [], responses },
-  });
-  const answer = (description: string, media: Record<string, unknown>) => ({
+  // The listener's routes for machines, its own description and the page rendering it: no token.
+  const open = (
+    path: string,
+    tag: string,
+    operationId: string,
+    summary: string,
+    responses: Record<string, unknown>,
+  ) => {
+    const parameters = pathIds(path.replace(/\{(\w+)\}/g, ':$1')).map((name) =>
+      parameter(name, 'path', StringEnum(REFERENCE_FILES), true),
+    );
+    const url = path.replace('{file}', REFERENCE_FILES[0] as string);
+    paths[path] = {
+      get: {
+        operationId,
+        tags: [tag],
+        summary,
+        security: [],
+        ...(parameters.length > 0 ? { parameters } : {}),
+        responses,
+        'x-codeSamples': [adminSample('GET', url, undefined, { token: false })],
+      },
+    };
+  };
+  const answer = (
+    description: string,
+    media?: Record<string, unknown>,
+    extra: readonly ResponseHeader[] = [],
+  ) => ({
     description,
-    headers,
-    content: media,
+    headers: refs([...STAMPED_HEADERS, ...extra]),
+    ...(media ? { content: media } : {}),
   });
-  paths['/healthz'] = open('liveness', 'Liveness of the process', {
-    200: answer('Alive.', content(Liveness, false)),
+  const probe = (schema: TSchema, example = exampleOf(plain(schema), RESPONSE_EXAMPLES)) =>
+    content(schema, example);
+  open('/healthz', PROBES, 'liveness', 'Liveness of the process', {
+    200: answer('Alive.', probe(Liveness)),
   });
-  paths['/readyz'] = open('readiness', 'Readiness to serve', {
-    200: answer('Ready.', content(Readiness, false)),
+  open('/readyz', PROBES, 'readiness', 'Readiness to serve', {
+    200: answer('Ready.', probe(Readiness, { status: 'ready' })),
     503: answer(
       'Not ready: migrations pending, database unreachable or disk full.',
-      content(Readiness, false),
+      probe(Readiness, { status: 'migrations_pending', pending: 1 }),
     ),
   });
-  paths['/metrics'] = open('metrics', 'Prometheus metrics', {
+  open('/metrics', PROBES, 'metrics', 'Prometheus metrics', {
     200: answer('The text exposition format.', { 'text/plain': {} }),
   });
-  paths['/openapi.json'] = open('adminOpenApi', 'This document', {
+  open('/openapi.json', REFERENCE, 'adminOpenApi', 'This document', {
     200: answer('This document.', { [JSON_MEDIA]: {} }),
   });
-  tags.add('Probes');
+  const notModified = answer('The copy named in `If-None-Match` is current: no body.', undefined, ['ETag']);
+  open('/docs', REFERENCE, 'adminReferencePage', 'The reference page, rendered from this document', {
+    200: answer(
+      'An HTML page: works offline, loading nothing from outside this service.',
+      { 'text/html': {} },
+      PAGE_HEADERS,
+    ),
+    304: notModified,
+  });
+  open('/docs/{file}', REFERENCE, 'adminReferenceFile', 'A file of the reference page', {
+    200: answer(
+      'The file.',
+      Object.fromEntries(['text/javascript', 'text/css', 'text/plain'].map((type) => [type, {}])),
+      PAGE_HEADERS,
+    ),
+    304: notModified,
+    404: {
+      description: 'No such file.',
+      headers,
+      content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples([notFound('file')]) } },
+    },
+  });
+  tags.add(PROBES);
+  tags.add(REFERENCE);
   return {
     openapi: '3.1.0',
-    info: INFO,
+    info: { ...INFO, ...PUBLISHER },
     servers: [{ url: '/', description: 'The management listener.' }],
     security: [{ [SECURITY_SCHEME]: [] }],
     tags: [...tags].map((name) => {
@@ -179,7 +258,7 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
     components: {
       schemas: sorted(schemas.components),
       headers: Object.fromEntries(
-        [...STAMPED_HEADERS, 'Retry-After' as const].map((name) => {
+        [...STAMPED_HEADERS, 'Retry-After' as const, ...PAGE_HEADERS].map((name) => {
           const { description, schema } = RESPONSE_HEADERS[name];
           return [name, { description, required: true, schema: plain(schema) }];
         }),

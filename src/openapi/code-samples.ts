@@ -1,11 +1,12 @@
 // The `x-codeSamples` of each operation (P89): a curl command and the same call through the SDK, generated from
-// the route table and the document's own examples. The SDK method is found on a real client by the rule its
+// the route table and the document's own examples; on the management API, a curl command (P122). The SDK method is found on a real client by the rule its
 // namespaces follow (first path segment in camelCase; list/get, create, upsert, update, or the sub-resource's
 // name), and the build fails when a route has no method there, so a sample cannot name a method that does not
 // exist.
 import { createClient } from '../../sdk/src/client.js';
 import type { OpenRouteDef } from '../http/open-route.js';
 import { API_PREFIX, pathParameters, type RouteDef } from '../http/route.js';
+import type { AdminRouteDef } from '../management/route.js';
 import type { Json } from './examples.js';
 
 export interface CodeSample {
@@ -60,6 +61,18 @@ export function sdkMethodOf(route: Pick<RouteDef, 'method' | 'url'>): { namespac
 /** A JSON value in single quotes for a POSIX shell. */
 const shellQuoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
+/**
+ * A new Idempotency-Key per run: 128 random bits in hex, from tools every POSIX system has (od, tr and
+ * /dev/urandom on Linux, macOS and the BSDs), where `uuidgen` often is not installed (P122).
+ */
+const NEW_IDEMPOTENCY_KEY = "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')";
+
+/** `-d '<json>'` with its content type, or nothing. */
+const jsonBody = (body: Json | undefined) =>
+  body !== undefined
+    ? ['-H "Content-Type: application/json"', `-d ${shellQuoted(JSON.stringify(body))}`]
+    : [];
+
 /** The samples of an operation of the versioned API. */
 export function routeSamples(
   route: RouteDef,
@@ -77,10 +90,8 @@ export function routeSamples(
       `${BASE_URL}${path}${search ? `?${search}` : ''}`,
     )}`,
     '-H "Authorization: Bearer $TPRM_API_KEY"',
-    ...(route.idempotent ? ['-H "Idempotency-Key: $(uuidgen)"'] : []),
-    ...(examples.body !== undefined
-      ? ['-H "Content-Type: application/json"', `-d ${shellQuoted(JSON.stringify(examples.body))}`]
-      : []),
+    ...(route.idempotent ? [`-H "Idempotency-Key: ${NEW_IDEMPOTENCY_KEY}"`] : []),
+    ...jsonBody(examples.body),
   ].join(' \\\n  ');
   const follow = redirects ? ' \\\n  | xargs curl -o download' : '';
 
@@ -114,4 +125,35 @@ export function routeSamples(
 export function openRouteSamples(route: OpenRouteDef, values: (param: string) => string): CodeSample[] {
   const path = route.url.replace(/:(\w+)/g, (_, param: string) => values(param));
   return [{ lang: 'Shell', label: 'curl', source: `curl ${JSON.stringify(`${ORIGIN}${path}`)}` }];
+}
+
+/**
+ * The management API's address and token, from the variables the CLI reads (`tprm`), so that a sample and
+ * the CLI run in the same shell.
+ */
+const ADMIN_URL = '$ADMIN_URL';
+
+/** The curl command of a request to the management listener; `token: false` for its routes that need none. */
+export function adminSample(
+  method: string,
+  path: string,
+  body: Json | undefined,
+  { token }: { token: boolean },
+): CodeSample {
+  const source = [
+    `curl${method === 'GET' ? '' : ` -X ${method}`} ${JSON.stringify(`${ADMIN_URL}${path}`)}`,
+    ...(token ? ['-H "Authorization: Bearer $ADMIN_TOKEN"'] : []),
+    ...jsonBody(body),
+  ].join(' \\\n  ');
+  return { lang: 'Shell', label: 'curl', source };
+}
+
+/** The sample of an operation of the management API, its path ids those of the demo records. */
+export function adminRouteSamples(
+  route: Pick<AdminRouteDef, 'method' | 'url'>,
+  id: (param: string) => string,
+  body: Json | undefined,
+): CodeSample[] {
+  const path = `/admin${route.url.replace(/:(\w+)/g, (_, param: string) => id(param))}`;
+  return [adminSample(route.method, path, body, { token: true })];
 }

@@ -34,7 +34,7 @@ import {
   type Json,
   type JsonSchema,
 } from './examples.js';
-import { seedId, seedSample, writeSample } from './seed-samples.js';
+import { pathSampleId, seedSample, writeSample } from './seed-samples.js';
 
 const SCHEMAS = '#/components/schemas/';
 const JSON_MEDIA = 'application/json';
@@ -74,6 +74,22 @@ const INFO = {
   ].join('\n'),
 };
 
+/**
+ * Who publishes the API, in both documents: where its users get help, and the terms it is used under. The API
+ * is proprietary (no open-source license): `LicenseRef-` is SPDX's form for a license of one's own.
+ */
+export const PUBLISHER = {
+  contact: {
+    name: 'TPRM API support',
+    url: 'https://tprm.example.com/support',
+    email: 'support@tprm.example.com',
+  },
+  license: {
+    name: 'Proprietary: use is governed by your subscription agreement',
+    identifier: 'LicenseRef-Proprietary',
+  },
+};
+
 /** A duration as people write it: `30 s`, `5 min`, `2 h`. */
 function duration(ms: number): string {
   for (const [unit, size] of [
@@ -100,16 +116,8 @@ function rates(buckets: readonly Bucket[]): string {
   return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? '');
 }
 
-/** Examples show seed records (P88): response bodies in full, request bodies with their required fields. */
-const RESPONSE_EXAMPLES: ExampleOptions = { minimal: false, sample: seedSample };
-
-/** The id a path parameter shows: the seed record's of the collection the path starts with. */
-const pathId = (url: string) => () => {
-  const table = url.split('/').filter(Boolean)[0]?.replaceAll('-', '_') ?? '';
-  const id = seedId(table);
-  if (id === undefined) throw new Error(`the example data set has no record in ${table} for ${url}`);
-  return id;
-};
+/** Examples show demo records (P88, P121): response bodies in full, request bodies with their required fields. */
+export const RESPONSE_EXAMPLES: ExampleOptions = { minimal: false, sample: seedSample };
 
 const successSchema = (route: RouteDef) => (route.responses[200] ?? route.responses[201])?.schema;
 
@@ -395,7 +403,7 @@ export function buildOpenApiDocument(api: {
         : {}),
       responses,
       'x-codeSamples': routeSamples(route, {
-        ids: pathId(route.url),
+        ids: pathSampleId(route.url),
         query: queryExample,
         body: requestExample,
       }),
@@ -495,7 +503,7 @@ export function buildOpenApiDocument(api: {
   }
   return {
     openapi: '3.1.0',
-    info: INFO,
+    info: { ...INFO, ...PUBLISHER },
     servers: [{ url: API_PREFIX, description: 'The API, relative to the host serving this document.' }],
     tags: [...tags].map(([name, { scopes, open }]) => ({
       name,

@@ -1,7 +1,8 @@
 // Examples generated from the schemas themselves, so that an example can never list a field the schema does
-// not have. The values of a resource's fields come from a sample record (the seed generator's, P88) where one
-// is given; otherwise from the schema: its `examples` where no generic value fits (a pattern, an identifier
-// format), else a generic value of its type.
+// not have. The values of a resource's fields come from a sample record (a demo record, P88) where one is
+// given; otherwise from the schema: its `examples`, its `default` or `minimum`, or a value its format fixes
+// (an id, an instant). A free text or number that none of these gives is an error of the build, never a
+// placeholder (P121).
 import { createHash } from 'node:crypto';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -29,26 +30,30 @@ function stringExample(schema: JsonSchema, name: string): string {
     case 'uri':
       return 'https://acme.example/';
   }
-  if (schema.pattern !== undefined)
-    throw new Error(`the schema of "${name}" has a pattern: give it \`examples\``);
-  const min = (schema.minLength as number | undefined) ?? 0;
-  const max = (schema.maxLength as number | undefined) ?? Number.POSITIVE_INFINITY;
-  const text = `Example ${name.replaceAll('_', ' ') || 'text'}`.slice(0, max);
-  return text.padEnd(min, 'x');
+  throw noValue(name);
 }
 
-/** The default, else the minimum (counts and scores start there, so derived examples agree), else 42. */
-function numberExample(schema: JsonSchema): number {
+/** The default, else the minimum (counts and scores start there, so derived examples agree). */
+function numberExample(schema: JsonSchema, name: string): number {
   if (typeof schema.default === 'number') return schema.default;
   if (typeof schema.minimum === 'number') return schema.minimum;
-  return Math.min(42, (schema.maximum as number | undefined) ?? Number.POSITIVE_INFINITY);
+  throw noValue(name);
 }
+
+const noValue = (name: string) =>
+  new Error(
+    `no example for "${name}": neither a demo record (src/openapi/seed-samples.ts) nor its schema's ` +
+      '`examples` gives it a value',
+  );
 
 export interface ExampleOptions {
   /** Only required properties (request bodies: the smallest valid request), or all of them (responses). */
   minimal: boolean;
   /** A record whose values an object schema titled `title` shows (a resource and its seed record). */
   sample?: (title: string) => Record<string, unknown> | undefined;
+  /** The record the outermost object shows when its schema has no title (a request body of the management
+   * API: the record its operation answers with). */
+  record?: Record<string, unknown>;
 }
 
 /** True when the schema admits null (the `Nullable` union). */
@@ -87,14 +92,18 @@ export function exampleOf(schema: JsonSchema, options: ExampleOptions, name = ''
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = new Set((schema.required ?? []) as string[]);
-      const record = typeof schema.title === 'string' ? options.sample?.(schema.title) : undefined;
+      const record = typeof schema.title === 'string' ? options.sample?.(schema.title) : options.record;
+      // A map of arbitrary names (an import document): the record is the example.
+      if (record && schema.properties === undefined && schema.patternProperties !== undefined)
+        return record as Json;
+      const inner = { ...options, record: undefined };
       const value: Record<string, Json> = {};
       for (const [key, property] of Object.entries(properties)) {
         if (options.minimal && !required.has(key)) continue;
         const example =
           record && record[key] !== undefined
             ? served(property, record[key])
-            : exampleOf(property, options, key);
+            : exampleOf(property, inner, key);
         if (example !== undefined) value[key] = example;
       }
       return value;
@@ -104,16 +113,16 @@ export function exampleOf(schema: JsonSchema, options: ExampleOptions, name = ''
       const items = (schema.items ?? {}) as JsonSchema;
       const shapes = Array.isArray(items.oneOf) ? (items.oneOf as JsonSchema[]) : [items];
       return shapes.flatMap((shape) => {
-        const example = exampleOf(shape, options, name);
+        const example = exampleOf(shape, { ...options, record: undefined }, name);
         return example === undefined ? [] : [example];
       });
     }
     case 'string':
       return stringExample(schema, name);
     case 'integer':
-      return Math.ceil(numberExample(schema));
+      return Math.ceil(numberExample(schema, name));
     case 'number':
-      return numberExample(schema);
+      return numberExample(schema, name);
     case 'boolean':
       return true;
     case 'null':

@@ -1,11 +1,11 @@
-// The API reference on the public listener, outside /v1 and without a key (decision 4): the OpenAPI document
-// at GET /openapi.json and a Swagger UI page at GET /docs that works offline. The page loads only files
-// served from here (the swagger-ui-dist bundle and a small initializer), uses the system fonts, and its
-// Content-Security-Policy forbids anything else. Swagger UI's one outbound request, the online validator
-// badge, is not part of this layout and is switched off besides (validatorUrl null).
+// The API reference of each listener, needing no key or token (decision 4): the OpenAPI document at GET
+// /openapi.json and a page at GET /docs that renders it, code samples (`x-codeSamples`) included, with Redoc's
+// standalone bundle served from here (P120). The page works offline: it loads only files this service serves,
+// uses the system fonts, and its Content-Security-Policy forbids anything else.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../http/errors.js';
 import type { ResponseHeader } from '../http/headers.js';
@@ -38,16 +38,20 @@ export function apiDocumentText(): string {
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
-  // Swagger UI's stylesheet draws its icons from data: URIs.
+  // No inline style but two the bundle inserts: the empty stylesheets styled-components then fills through
+  // the CSSOM (which the policy does not govern), and perfect-scrollbar's sheet, which is the same text in
+  // every copy of Redoc 2.5.4. Another bundle with another sheet is refused, and test/docs-page.test.ts says so.
+  "style-src 'self' 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' 'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='",
   "img-src 'self' data:",
+  // The page fetches the document; its search runs in a worker that the bundle makes from a Blob.
   "connect-src 'self'",
+  'worker-src blob:',
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
 
-const PAGE_HEADERS: readonly ResponseHeader[] = [
+export const PAGE_HEADERS: readonly ResponseHeader[] = [
   'Content-Security-Policy',
   'X-Content-Type-Options',
   'Referrer-Policy',
@@ -60,46 +64,96 @@ const NOT_MODIFIED: ResponseSpec = {
   headers: ['ETag'],
 };
 
-const PAGE = `<!doctype html>
+/** The page of a listener: its title, and the document it renders (GET /openapi.json of the same origin). */
+function page(title: string): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Third-party risk data API reference</title>
+<title>${title}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/docs/swagger-ui.css">
+<link rel="stylesheet" href="/docs/reference.css">
 </head>
 <body>
-<div id="swagger-ui"></div>
-<script src="/docs/swagger-ui-bundle.js"></script>
+<div id="reference"></div>
+<script src="/docs/redoc.standalone.js"></script>
 <script src="/docs/reference.js"></script>
 </body>
 </html>
 `;
+}
 
-// validatorUrl null: a layout with the badge would otherwise send the document's URL to validator.swagger.io.
-const INITIALIZER = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
-  dom_id: '#swagger-ui',
-  validatorUrl: null,
-  deepLinking: true,
-  displayOperationId: true,
-  defaultModelsExpandDepth: 0,
-  presets: [SwaggerUIBundle.presets.apis],
-  layout: 'BaseLayout',
-});
+/** The two pages, by listener. */
+export const REFERENCE_PAGES = {
+  public: { name: 'docs', body: page('Third-party risk data API reference') },
+  admin: { name: 'admin/docs', body: page('Third-party risk data API: management reference') },
+} as const;
+
+// Both listeners serve their document at /openapi.json, so one initializer does for both pages. Redoc's own
+// fonts (Roboto, Montserrat) are not bundled: the system's are named instead of falling back silently.
+const INITIALIZER = `const fonts = 'system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif';
+Redoc.init(
+  '/openapi.json',
+  {
+    expandResponses: '200,201',
+    requiredPropsFirst: true,
+    jsonSampleExpandLevel: 3,
+    theme: { typography: { fontFamily: fonts, headings: { fontFamily: fonts } } },
+  },
+  document.getElementById('reference'),
+);
 `;
 
-const swaggerUi = (file: string) => () =>
-  readFileSync(createRequire(import.meta.url).resolve(`swagger-ui-dist/${file}`));
+const STYLESHEET = 'body { margin: 0; padding: 0; }\n';
 
-/** The files the page loads, read once on first use. */
-const ASSETS: Record<string, { type: string; read: () => Buffer | string }> = {
-  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', read: swaggerUi('swagger-ui-bundle.js') },
-  'swagger-ui.css': { type: 'text/css; charset=utf-8', read: swaggerUi('swagger-ui.css') },
+/** The one URL outside this service in the bundle: the Redocly logo beside "API docs by Redocly" in the
+ * sidebar, which the bundle shows unconditionally. Served as an empty image, the bundle hides it. */
+const REDOCLY_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+const redoc = (file: string) =>
+  readFileSync(createRequire(import.meta.url).resolve(`redoc/bundles/${file}`), 'utf8');
+
+/** The files the pages load, read once on first use. */
+const ASSETS: Record<string, { type: string; read: () => string }> = {
+  'redoc.standalone.js': {
+    type: 'text/javascript; charset=utf-8',
+    read: () => redoc('redoc.standalone.js').replaceAll(REDOCLY_LOGO, 'data:,'),
+  },
+  // The bundle's own first line points here.
+  'redoc.standalone.js.LICENSE.txt': {
+    type: 'text/plain; charset=utf-8',
+    read: () => redoc('redoc.standalone.js.LICENSE.txt'),
+  },
   'reference.js': { type: 'text/javascript; charset=utf-8', read: () => INITIALIZER },
+  'reference.css': { type: 'text/css; charset=utf-8', read: () => STYLESHEET },
 };
-const loaded = new Map<string, Buffer | string>();
+const loaded = new Map<string, string>();
+
+export const REFERENCE_FILES = Object.keys(ASSETS);
+
+/** GET /docs of a listener. */
+export function sendReferencePage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  listener: keyof typeof REFERENCE_PAGES,
+): FastifyReply {
+  return sendRevalidatable(
+    request,
+    reply,
+    REFERENCE_PAGES[listener],
+    pageHeaders('text/html; charset=utf-8'),
+  );
+}
+
+/** GET /docs/{file}: a file of the page (the same on both listeners), or a 404. */
+export function sendReferenceFile(request: FastifyRequest, reply: FastifyReply, name: string): FastifyReply {
+  const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+  if (!asset) throw notFound('file');
+  const body = loaded.get(name) ?? asset.read();
+  loaded.set(name, body);
+  return sendRevalidatable(request, reply, { name: `docs/${name}`, body }, pageHeaders(asset.type));
+}
 
 export const apiReferenceRoutes: OpenRouteDef[] = [
   {
@@ -135,19 +189,16 @@ export const apiReferenceRoutes: OpenRouteDef[] = [
     operationId: 'getApiReferencePage',
     tag: TAG,
     summary: 'The API reference page, rendered from this document',
-    description: 'Works offline: the page loads nothing from outside this service.',
+    description:
+      'Every operation with its parameters, schemas, examples and code samples. Works offline: the page ' +
+      'loads nothing from outside this service.',
     extraBuckets: 'reference',
     responses: {
       200: { description: 'An HTML page.', mediaTypes: ['text/html'], headers: PAGE_HEADERS },
       304: NOT_MODIFIED,
     },
     async handler(request, reply) {
-      return sendRevalidatable(
-        request,
-        reply,
-        { name: 'docs', body: PAGE },
-        pageHeaders('text/html; charset=utf-8'),
-      );
+      return sendReferencePage(request, reply, 'public');
     },
   },
   {
@@ -155,21 +206,20 @@ export const apiReferenceRoutes: OpenRouteDef[] = [
     url: '/docs/:file',
     operationId: 'getApiReferenceFile',
     tag: TAG,
-    summary: 'A script or stylesheet of the API reference page',
-    params: { file: StringEnum(Object.keys(ASSETS)) },
+    summary: 'A file of the API reference page: its script, stylesheet or licenses',
+    params: { file: StringEnum(REFERENCE_FILES) },
     extraBuckets: 'reference',
     responses: {
-      200: { description: 'The file.', mediaTypes: ['text/javascript', 'text/css'], headers: PAGE_HEADERS },
+      200: {
+        description: 'The file.',
+        mediaTypes: ['text/javascript', 'text/css', 'text/plain'],
+        headers: PAGE_HEADERS,
+      },
       304: NOT_MODIFIED,
       404: { description: 'No such file.', errors: [notFound('file')] },
     },
     async handler(request, reply) {
-      const name = request.params.file as string;
-      const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-      if (!asset) throw notFound('file');
-      const body = loaded.get(name) ?? asset.read();
-      loaded.set(name, body);
-      return sendRevalidatable(request, reply, { name: `docs/${name}`, body }, pageHeaders(asset.type));
+      return sendReferenceFile(request, reply, request.params.file as string);
     },
   },
 ];

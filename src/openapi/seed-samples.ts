@@ -1,41 +1,81 @@
-// The records the OpenAPI examples show: made by the seed generator (src/management/seed), the same code that
-// fills the demo workspace, so that an example reads like real data. A fixed seed and date keep the document
-// reproducible.
-import { generateSeedDocument } from '../management/seed/index.js';
+// The records the OpenAPI examples show: those of a demo workspace, made by the seed generator
+// (src/management/seed), the same code that fills the demo workspace, so that an example reads like real data.
+// Its data set gives the imported records (suppliers, risks …), its set-up the records an import cannot write
+// (the workspace, its users, API keys, webhook endpoint and a delivery). A fixed seed and date keep the
+// document reproducible (P88, P121).
+import { generateSeedDocument, generateSeedSetup } from '../management/seed/index.js';
 import { resourceTables } from '../schema/resource.js';
 
 /** The data set the examples come from (tests import it into a workspace to compare with real answers). */
 export const EXAMPLE_SEED = { size: { suppliers: 4 }, seed: 2025, now: new Date('2025-06-02T00:00:00Z') };
 
-let document: Record<string, Record<string, unknown>[]> | undefined;
+type Sample = Record<string, unknown>;
 
-/** The first seed record of the resource named `title` (a schema title such as `Supplier`), if any. */
-export function seedSample(title: string): Record<string, unknown> | undefined {
+/** Shapes of a resource under another name: one kind of its records (an alert of a supplier, of the
+ * organization), or the resource with what only its creation or a rotation answers (its secret). */
+const SHAPES: Record<string, { table: string; kind?: (record: Sample) => boolean }> = {
+  SupplierAlert: { table: 'alerts', kind: (alert) => alert.scope === 'supplier' },
+  OrgAlert: { table: 'alerts', kind: (alert) => alert.scope === 'org' },
+  ApiKeyWithSecret: { table: 'api_keys' },
+  WebhookEndpointWithSecret: { table: 'webhook_endpoints' },
+  WebhookEndpointRotated: { table: 'webhook_endpoints' },
+};
+
+/** Answers about the demo records rather than records: what the operations that return them say of the data
+ * set (its import, its audit chain, a replay of the endpoint's delivery). */
+const ANSWERS: Record<string, () => Sample> = {
+  ImportDocument: () => ({ suppliers: records('suppliers').slice(0, 1) }),
+  ImportResult: () => ({ created: { suppliers: 1 } }),
+  AuditChainReport: () => ({
+    workspace_id: seedId('workspaces'),
+    valid: true,
+    entries_checked: records('audit_logs').length,
+    first_broken: null,
+  }),
+  EndpointReplayResult: () => ({ replayed: records('webhook_deliveries').length }),
+};
+
+let document: Record<string, Sample[]> | undefined;
+
+/** The first demo record of the resource named `title` (a schema title such as `Supplier`), if any. */
+export function seedSample(title: string): Sample | undefined {
   const table = resourceTables.get(title);
-  return table === undefined ? undefined : records(table)[0];
+  if (table !== undefined) return records(table)[0];
+  const shape = SHAPES[title];
+  if (shape) return records(shape.table).find(shape.kind ?? (() => true));
+  return ANSWERS[title]?.();
 }
 
-function records(table: string): Record<string, unknown>[] {
-  document ??= generateSeedDocument(EXAMPLE_SEED);
+function records(table: string): Sample[] {
+  document ??= { ...generateSeedSetup(EXAMPLE_SEED), ...generateSeedDocument(EXAMPLE_SEED) };
   return document[table] ?? [];
 }
 
-/** The id of the first seed record of `table`, if the table's records have ids. */
+/** The id of the first demo record of `table`, if the table's records have ids. */
 export function seedId(table: string): string | undefined {
   const id = records(table)[0]?.id;
   return typeof id === 'string' ? id : undefined;
 }
 
+/** The id a path parameter shows: the demo record's of the collection the path starts with (`/risks/:id` and
+ * `/risks/:id/treatments` show a risk's, `/webhook-endpoints/:id` an endpoint's). */
+export const pathSampleId = (url: string) => (): string => {
+  const table = url.split('/').filter(Boolean)[0]?.replaceAll('-', '_') ?? '';
+  const id = seedId(table);
+  if (id === undefined) throw new Error(`the example data set has no record in ${table} for ${url}`);
+  return id;
+};
+
 /** Names of the schemas a request writes a resource with: `SupplierCreate`, `AssetUpsertItem`. */
 const WRITE_SHAPE = /^([A-Z]\w*?)(Create|UpsertItem)$/;
 
 /**
- * The seed record a request body's object titled `title` shows: that of the resource it writes (its name
+ * The demo record a request body's object titled `title` shows: that of the resource it writes (its name
  * less `Create` or `UpsertItem`), else `otherwise` (the record the operation answers with). A body shows only
  * its required fields; an upsert's envelope (`AssetUpsert`) writes no resource and keeps its schema's values,
  * since a seed asset's `source` (cloud) would need its provider, an optional field the body leaves out.
  */
-export function writeSample(title: string, otherwise?: string): Record<string, unknown> | undefined {
+export function writeSample(title: string, otherwise?: string): Sample | undefined {
   const written = WRITE_SHAPE.exec(title)?.[1];
   return written !== undefined ? seedSample(written) : otherwise ? seedSample(otherwise) : undefined;
 }

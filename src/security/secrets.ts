@@ -15,10 +15,17 @@ export function constantTimeEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** A new API key: `tprm_<8-char public prefix>_<43 chars of base64url = 256 random bits>`. */
-export function generateApiKey(): { secret: string; prefix: string; hash: Buffer } {
-  const prefix = randomBytes(5).toString('hex').slice(0, 8);
-  const secret = `${API_KEY_PREFIX}${prefix}_${randomBytes(32).toString('base64url')}`;
+/**
+ * A new API key: `tprm_<8-char public prefix>_<43 chars of base64url = 256 random bits>`. `random` is for
+ * documentation examples, which show a fixed key of the same form.
+ */
+export function generateApiKey(random: (size: number) => Buffer = randomBytes): {
+  secret: string;
+  prefix: string;
+  hash: Buffer;
+} {
+  const prefix = random(5).toString('hex').slice(0, 8);
+  const secret = `${API_KEY_PREFIX}${prefix}_${random(32).toString('base64url')}`;
   return { secret, prefix: `${API_KEY_PREFIX}${prefix}`, hash: sha256(secret) };
 }
 

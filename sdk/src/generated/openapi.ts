@@ -337,7 +337,7 @@ export interface paths {
         };
         /**
          * List every treatment of a risk, newest first, in one response
-         * @description Not paged: takes no query parameter, so `limit` and `cursor` are rejected with 400 (decision 40). A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`.
+         * @description Not paged: takes no query parameter, so `limit` and `cursor` are rejected with 400. A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`.
          *
          *     Needs the `risks:read` scope.
          */
@@ -359,7 +359,7 @@ export interface paths {
         };
         /**
          * The workspace's current risk score and its history
-         * @description `data` holds exactly one element. `history` holds the points with `from` ≤ at ≤ `to` (decision 36); when more fall in the window than `limit`, the most recent `limit` points, oldest first. Not paged: `cursor` is rejected (decision 40), `has_more` is false and `next_cursor` null. `from` after `to` is a 400. `current` is the latest point at or before now, whatever the window; null when there is none, with `meta.feature_status` `not_configured`.
+         * @description `data` holds exactly one element. `history` holds the points with `from` ≤ at ≤ `to`; when more fall in the window than `limit`, the most recent `limit` points, oldest first. Not paged: `cursor` is rejected, `has_more` is false and `next_cursor` null. `from` after `to` is a 400. `current` is the latest point at or before now, whatever the window; null when there is none, with `meta.feature_status` `not_configured`.
          *
          *     Needs the `risks:read` scope.
          */
@@ -381,7 +381,7 @@ export interface paths {
         };
         /**
          * Risk matrix rows of the open risks, highest score first
-         * @description One row per risk whose status is not `closed`; `scope` is `cyber` when its `source_domain` is `cyber`, else `organizational` (decision 37). Rows are ordered by `score` descending, then `code`. `limit` applies per scope: without `scope`, up to `limit` rows of each scope, merged in that order (decision 15). Not cursor-paged: `cursor` is rejected (decision 40) and `has_more` is always false (risk-data-api.md "Limits"); a scope that returns `limit` rows may have more, seen with a larger `limit` (at most 200).
+         * @description One row per risk whose status is not `closed`; `scope` is `cyber` when its `source_domain` is `cyber`, else `organizational`. Rows are ordered by `score` descending, then `code`. `limit` applies per scope: without `scope`, up to `limit` rows of each scope, merged in that order. Not cursor-paged: `cursor` is rejected and `has_more` is always false; a scope that returns `limit` rows may have more, seen with a larger `limit` (at most 200).
          *
          *     Needs the `risks:read` scope.
          */
@@ -641,7 +641,7 @@ export interface paths {
         };
         /**
          * The API reference page, rendered from this document
-         * @description Works offline: the page loads nothing from outside this service.
+         * @description Every operation with its parameters, schemas, examples and code samples. Works offline: the page loads nothing from outside this service.
          *
          *     Needs no API key.
          */
@@ -662,7 +662,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A script or stylesheet of the API reference page
+         * A file of the API reference page: its script, stylesheet or licenses
          * @description Needs no API key.
          */
         get: operations["getApiReferenceFile"];
@@ -1044,7 +1044,14 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** CollectionMeta */
+        /**
+         * CollectionMeta
+         * @example {
+         *       "has_more": false,
+         *       "next_cursor": null,
+         *       "feature_status": "available"
+         *     }
+         */
         CollectionMeta: {
             /** @description Whether another page exists. */
             has_more: boolean;
@@ -1704,15 +1711,15 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Nothing may be cached (decision 31). */
+        /** @description Nothing may be cached. */
         "Cache-Control": "no-store";
         /** @description The PDF is an attachment. */
         "Content-Disposition": string;
         /** @description The page may load nothing but its own files and the API document from this origin. */
         "Content-Security-Policy": string;
-        /** @description Entity tag of the file: sent back in `If-None-Match`, it gets a 304 while the file is unchanged (decision P69). */
+        /** @description Entity tag of the file: sent back in `If-None-Match`, it gets a 304 while the file is unchanged. */
         ETag: string;
-        /** @description Present on a stored response replayed for a repeated Idempotency-Key (decision 8). */
+        /** @description Present on a stored response replayed for a repeated Idempotency-Key. */
         "Idempotent-Replayed.optional": "true";
         /** @description The signed download URL of the PDF, valid 5 minutes, usable without an API key. */
         Location: string;
@@ -1722,9 +1729,9 @@ export interface components {
         "Retry-After": number;
         /** @description Browsers must not guess content types. */
         "X-Content-Type-Options": "nosniff";
-        /** @description Ceiling of the bucket closest to it (decisions 19, 20); absent when the workspace is unknown. */
+        /** @description Ceiling of the bucket closest to it; absent when the workspace is unknown. */
         "X-RateLimit-Limit": number;
-        /** @description Ceiling of the bucket closest to it (decisions 19, 20); absent when the workspace is unknown. */
+        /** @description Ceiling of the bucket closest to it; absent when the workspace is unknown. */
         "X-RateLimit-Limit.optional": number;
         /** @description Requests left in that bucket. */
         "X-RateLimit-Remaining": number;
@@ -1734,7 +1741,7 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds until that bucket's window resets (an integer, rounded up). */
         "X-RateLimit-Reset.optional": number;
-        /** @description Generated by the service for every response, unique (decision 5). */
+        /** @description Generated by the service for every response, unique. */
         "X-Request-Id": string;
     };
     pathItems: never;
@@ -1820,10 +1827,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -2138,10 +2144,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -2417,10 +2422,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -2495,10 +2499,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -2719,10 +2722,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -2794,9 +2796,9 @@ export interface operations {
                      *       "updated": 0,
                      *       "skipped": [
                      *         {
-                     *           "index": 0,
-                     *           "external_id": "Example external id",
-                     *           "reason": "Example reason"
+                     *           "index": 1,
+                     *           "external_id": null,
+                     *           "reason": "assets[1] is not a JSON object."
                      *         }
                      *       ]
                      *     }
@@ -2908,10 +2910,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -2984,10 +2985,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -3069,10 +3069,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -3145,10 +3144,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -3228,10 +3226,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -3316,10 +3313,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -3389,10 +3385,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -3470,10 +3465,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -3558,10 +3552,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -3637,10 +3630,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       },
                      *       "currency": "USD"
                      *     }
@@ -3716,10 +3708,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -3797,10 +3788,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -3990,7 +3980,7 @@ export interface operations {
     listAlerts: {
         parameters: {
             query?: {
-                /** @description Rows per scope (decision 15), 1 to 200 (default 50). Above 200 is rejected. */
+                /** @description Rows per scope, 1 to 200 (default 50). Above 200 is rejected. */
                 limit?: number;
                 /** @description Omit for both scopes. */
                 scope?: "supplier" | "org";
@@ -4019,33 +4009,32 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
+                     *           "id": "65eed80d-c0f3-460f-bc49-1dff31aa2372",
                      *           "scope": "supplier",
-                     *           "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
+                     *           "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
                      *           "severity": "critical",
-                     *           "title": "Example title",
-                     *           "body": "Example body",
-                     *           "resolved_at": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "title": "Tandem Payroll Inc.: Data breach reported in the press",
+                     *           "body": "Data breach reported in the press for tandem-payroll.com. Review the supplier record and update the assessment if needed.",
+                     *           "resolved_at": null,
+                     *           "created_at": "2025-05-25T04:36:26.000000Z",
+                     *           "updated_at": "2025-05-25T04:36:26.000000Z"
                      *         },
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
+                     *           "id": "8e9d31bb-460e-42b2-b4f2-0e12c63db3bd",
                      *           "scope": "org",
                      *           "supplier_id": null,
-                     *           "severity": "critical",
-                     *           "title": "Example title",
-                     *           "body": "Example body",
-                     *           "resolved_at": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "severity": "medium",
+                     *           "title": "Critical supplier without a valid assessment",
+                     *           "body": "Critical supplier without a valid assessment. Raised automatically from workspace monitoring.",
+                     *           "resolved_at": null,
+                     *           "created_at": "2025-05-10T13:08:21.000000Z",
+                     *           "updated_at": "2025-05-10T13:08:21.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -4116,10 +4105,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -4203,10 +4191,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -4265,23 +4252,23 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "url": "Example url",
-                     *           "description": "Example description",
+                     *           "id": "e9ffd251-774a-4ea5-b94b-d7938653bedc",
+                     *           "url": "https://soc.demo.example/hooks/tprm",
+                     *           "description": "Security operations: new alerts and completed assessments",
                      *           "events": [
-                     *             "assessment.completed"
+                     *             "assessment.completed",
+                     *             "alert.created"
                      *           ],
                      *           "enabled": true,
-                     *           "failing_since": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "failing_since": null,
+                     *           "created_at": "2023-06-06T00:00:00.000000Z",
+                     *           "updated_at": "2023-06-06T00:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -4344,28 +4331,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a5614527-0ce6-43be-8d1d-d012b7394867",
-                     *           "endpoint_id": "119458d3-796e-465f-84b0-7af2772e11d8",
-                     *           "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
-                     *           "event_type": "assessment.completed",
+                     *           "id": "9d4b2979-5567-453c-8a20-bc8f5b094d73",
+                     *           "endpoint_id": "e9ffd251-774a-4ea5-b94b-d7938653bedc",
+                     *           "event_id": "4acaaf8f-b0f3-4509-a535-49ecc2577a70",
+                     *           "event_type": "alert.created",
                      *           "attempt": 1,
-                     *           "status": "pending",
-                     *           "test": true,
-                     *           "response_status": 42,
-                     *           "response_body": "Example response body",
-                     *           "error": "Example error",
-                     *           "duration_ms": 0,
-                     *           "attempted_at": "2025-06-02T09:30:00.000000Z",
-                     *           "next_retry_at": "2025-06-02T09:30:00.000000Z",
-                     *           "created_at": "2025-06-02T09:30:00.000000Z",
-                     *           "updated_at": "2025-06-02T09:30:00.000000Z"
+                     *           "status": "delivered",
+                     *           "test": false,
+                     *           "response_status": 200,
+                     *           "response_body": "{\"received\":true}",
+                     *           "error": null,
+                     *           "duration_ms": 184,
+                     *           "attempted_at": "2025-06-01T09:00:00.000000Z",
+                     *           "next_retry_at": null,
+                     *           "created_at": "2025-06-01T09:00:00.000000Z",
+                     *           "updated_at": "2025-06-01T09:00:00.000000Z"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "has_more": true,
-                     *         "next_cursor": "Example next cursor",
-                     *         "feature_status": "available",
-                     *         "message": "Example message"
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
                      *       }
                      *     }
                      */
@@ -4635,7 +4621,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                file: "swagger-ui-bundle.js" | "swagger-ui.css" | "reference.js";
+                file: "redoc.standalone.js" | "redoc.standalone.js.LICENSE.txt" | "reference.js" | "reference.css";
             };
             cookie?: never;
         };
@@ -4655,6 +4641,7 @@ export interface operations {
                 content: {
                     "text/javascript": unknown;
                     "text/css": unknown;
+                    "text/plain": unknown;
                 };
             };
             304: components["responses"]["NotModified"];

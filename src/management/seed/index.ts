@@ -21,6 +21,7 @@ import { DAY } from './format.js';
 import { type PlanState, planUnit, type UnitPlan } from './plan.js';
 import { BUILD_STREAM_SALT, finalizeHash, mixWord, NAME_OFFSET_SALT, Rng } from './random.js';
 import { buildRisk } from './risks.js';
+import { buildSetup } from './setup.js';
 import { buildShared } from './shared.js';
 import { buildAssessment, buildSummaryReport, buildSupplier } from './suppliers.js';
 import { type SeedContext, type SeedRecord, Unit } from './unit.js';
@@ -107,6 +108,12 @@ export function generateSeedDocument(options: SeedOptions): ImportDocument {
     }
   }
   return all;
+}
+
+/** The set-up the data set refers to but an import cannot write (the workspace, its users, API keys, webhook
+ * endpoint and a delivery), by table, with the same ids and instants as the data set of `options`. */
+export function generateSeedSetup(options: SeedOptions): ImportDocument {
+  return buildSetup(context(options));
 }
 
 /** Total number of records `generateSeedBatches` yields, computed from the plans only. */

@@ -3,6 +3,7 @@
 import type { AssessmentStatus } from '../../resources/assessments/schema.js';
 import type { RiskStatus } from '../../resources/risks/schema.js';
 import { PLAN_STREAM_SALT, Rng } from './random.js';
+import { SETUP_KEYS } from './setup.js';
 import type { SeedContext } from './unit.js';
 import { assessmentWeights, pickWeighted, riskWeights } from './weights.js';
 
@@ -71,8 +72,10 @@ const TREATMENTS = {
 const SCORE_HISTORY_WEEKS = 53;
 /** Every this many units, one audit entry records an asset upsert. */
 const ASSET_AUDIT_EVERY = 10;
-/** Audit entries of the API key and webhook endpoint set-up, written once by unit 0 (see buildShared). */
-const SETUP_AUDIT_ENTRIES = 4;
+/** Audit entries of the API key and webhook endpoint set-up, written once by unit 0 (see buildShared): each
+ * key's creation and revocation, and the endpoint's creation. */
+const SETUP_AUDIT_ENTRIES =
+  SETUP_KEYS.length + SETUP_KEYS.filter((key) => key.revokedDay !== undefined).length + 1;
 
 export function planUnit(ctx: SeedContext, st: PlanState, i: number): UnitPlan {
   const rng = new Rng(ctx.seed, PLAN_STREAM_SALT, i);

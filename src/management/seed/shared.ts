@@ -3,10 +3,11 @@
 // organizational alerts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { AssetSource, ReviewStatus } from '../../resources/assets/schema.js';
-import type { Criticality, Scope, WebhookEvents } from '../../schema/fields.js';
+import type { Criticality } from '../../schema/fields.js';
 import { buildAlert } from './action-plans.js';
 import { cycled, DAY, date, fill, iso } from './format.js';
 import type { UnitPlan } from './plan.js';
+import { SETUP_DAYS_AGO, SETUP_ENDPOINT, SETUP_KEYS } from './setup.js';
 import { audit, recordId, type Unit } from './unit.js';
 import {
   AREAS,
@@ -39,8 +40,6 @@ const FIRST_AWS_ACCOUNT = 100_000_000_000;
 const AWS_ACCOUNT_STEP = 111_111_111;
 const AZURE_SUBSCRIPTIONS = 3;
 const GCP_PROJECTS = 5;
-/** The API keys and the webhook endpoint were set up at the start of the data's two years. */
-const SETUP_DAYS_AGO = 729;
 
 /** The workspace-wide share of unit i: context, assets, threats, insights, org alerts (and the score history
  * and the key/endpoint audit trail once, in unit 0). */
@@ -208,22 +207,36 @@ export function buildShared(u: Unit, p: UnitPlan) {
   if (p.i === 0) {
     const t = ctx.now - SETUP_DAYS_AGO * DAY;
     // Metadata as the service writes it: never free text such as the key's name (P72).
-    audit(u, t, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 0)], {
-      scopes: ['audit:read'] satisfies Scope[],
+    SETUP_KEYS.forEach(({ scopes, createdDay }, index) => {
+      audit(
+        u,
+        t + createdDay * DAY,
+        'api_key.created',
+        'user',
+        ['api_key', recordId(ctx, 'api_keys', index)],
+        {
+          scopes: [...scopes],
+        },
+      );
     });
-    audit(u, t + DAY, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {
-      scopes: ['suppliers:read', 'assessments:read'] satisfies Scope[],
+    SETUP_KEYS.forEach(({ revokedDay }, index) => {
+      if (revokedDay !== undefined)
+        audit(
+          u,
+          t + revokedDay * DAY,
+          'api_key.revoked',
+          'user',
+          ['api_key', recordId(ctx, 'api_keys', index)],
+          {},
+        );
     });
-    audit(u, t + 300 * DAY, 'api_key.revoked', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {});
     audit(
       u,
-      t + 2 * DAY,
+      t + SETUP_ENDPOINT.createdDay * DAY,
       'webhook_endpoint.created',
       'user',
       ['webhook_endpoint', recordId(ctx, 'webhook_endpoints', 0)],
-      {
-        events: ['assessment.completed', 'alert.created'] satisfies (typeof WebhookEvents)[number][],
-      },
+      { events: [...SETUP_ENDPOINT.events] },
     );
   }
 }

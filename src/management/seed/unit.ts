@@ -30,7 +30,7 @@ export interface SupplierInfo {
 }
 
 /** Collections whose ids the seed computes; the position is hashed into the ids, so entries are only ever
- * appended. The last five are referenced by the seed records but not generated. */
+ * appended. The last eight are referenced by the seed records but not imported: the set-up (setup.ts). */
 const COLLECTIONS = [
   'suppliers',
   'assessments',
@@ -55,6 +55,9 @@ const COLLECTIONS = [
   'api_keys',
   'webhook_endpoints',
   'subscriptions',
+  'workspaces',
+  'events',
+  'webhook_deliveries',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 /** Collections the seed writes: those with ids, and the risk score history (points have no id). */
@@ -80,8 +83,8 @@ export const recordId = (ctx: SeedContext, collection: Collection, index: number
 
 /** How far back `recent()` reaches. */
 const RECENT_SPAN_DAYS = 720;
-/** Users of the workspace that act in the audit trail. */
-const WORKSPACE_USERS = 6;
+/** Users of the workspace that act in the audit trail (setup.ts makes them; the first is the demo admin). */
+export const WORKSPACE_USERS = 6;
 
 export class Unit {
   readonly out: [WrittenCollection, SeedRecord][] = [];

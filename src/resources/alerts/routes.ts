@@ -18,7 +18,7 @@ const AlertsQuery = Type.Object(
         minimum: 1,
         maximum: 200,
         default: 50,
-        description: 'Rows per scope (decision 15), 1 to 200 (default 50). Above 200 is rejected.',
+        description: 'Rows per scope, 1 to 200 (default 50). Above 200 is rejected.',
       }),
     ),
     scope: Type.Optional(StringEnum(AlertScope, 'Omit for both scopes.')),

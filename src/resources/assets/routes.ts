@@ -11,6 +11,7 @@ import {
   AssetUpsertEnvelope,
   AssetUpsertItem,
   AssetUpsertResult,
+  notAnObject,
   providerProblem,
 } from './schema.js';
 
@@ -51,8 +52,7 @@ interface Skipped {
 
 /** Why an item cannot be written on its own (it is not a valid AssetUpsertItem). */
 function itemProblem(item: unknown, index: number): string {
-  if (item === null || typeof item !== 'object' || Array.isArray(item))
-    return `assets[${index}] is not a JSON object.`;
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return notAnObject(index);
   const problems = assetItem.problems(item) ?? {};
   const list = Object.entries(problems).map(([name, message]) => `${name} ${message}`);
   return `assets[${index}] is invalid: ${list.join('; ')}.`;

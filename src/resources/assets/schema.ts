@@ -87,6 +87,9 @@ export const AssetUpsertEnvelope = Type.Object(
   { additionalProperties: false },
 );
 
+/** Why an item of a batch that is not an object is skipped. */
+export const notAnObject = (index: number) => `assets[${index}] is not a JSON object.`;
+
 export const AssetUpsertResult = Type.Object(
   {
     created: Type.Integer({ minimum: 0 }),
@@ -98,7 +101,7 @@ export const AssetUpsertResult = Type.Object(
           external_id: Nullable(Type.String()),
           reason: Type.String(),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, examples: [{ index: 1, external_id: null, reason: notAnObject(1) }] },
       ),
     ),
   },

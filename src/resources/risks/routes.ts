@@ -58,7 +58,8 @@ const listTreatments = route({
   tag: TAG,
   summary: 'List every treatment of a risk, newest first, in one response',
   description:
-    'Not paged: takes no query parameter, so `limit` and `cursor` are rejected with 400 (decision 40). ' +
+    // Decision 40: an unpaged collection refuses the paging parameters.
+    'Not paged: takes no query parameter, so `limit` and `cursor` are rejected with 400. ' +
     'A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`.',
   responses: {
     200: {
@@ -110,9 +111,10 @@ const getRiskScores = route({
   tag: TAG,
   summary: "The workspace's current risk score and its history",
   description:
-    '`data` holds exactly one element. `history` holds the points with `from` ≤ at ≤ `to` (decision 36); ' +
-    'when more fall in the window than `limit`, the most recent `limit` points, oldest first. Not paged: ' +
-    '`cursor` is rejected (decision 40), `has_more` is false and `next_cursor` null. `from` after `to` is a 400. ' +
+    // Decisions 36 (the window's bounds are inclusive) and 40 (no cursor on an unpaged collection).
+    '`data` holds exactly one element. `history` holds the points with `from` ≤ at ≤ `to`; when more fall ' +
+    'in the window than `limit`, the most recent `limit` points, oldest first. Not paged: `cursor` is ' +
+    'rejected, `has_more` is false and `next_cursor` null. `from` after `to` is a 400. ' +
     '`current` is the latest point at or before now, whatever the window; null when there is none, with ' +
     '`meta.feature_status` `not_configured`.',
   query: scoresQuery,
@@ -179,11 +181,12 @@ const getRiskMatrix = route({
   tag: TAG,
   summary: 'Risk matrix rows of the open risks, highest score first',
   description:
+    // Decisions 37 (the scope of a row), 15 (limit per scope) and 40 (no cursor), and risk-data-api.md "Limits".
     'One row per risk whose status is not `closed`; `scope` is `cyber` when its `source_domain` is `cyber`, ' +
-    'else `organizational` (decision 37). Rows are ordered by `score` descending, then `code`. `limit` applies ' +
-    'per scope: without `scope`, up to `limit` rows of each scope, merged in that order (decision 15). Not ' +
-    'cursor-paged: `cursor` is rejected (decision 40) and `has_more` is always false (risk-data-api.md ' +
-    '"Limits"); a scope that returns `limit` rows may have more, seen with a larger `limit` (at most 200).',
+    'else `organizational`. Rows are ordered by `score` descending, then `code`. `limit` applies per scope: ' +
+    'without `scope`, up to `limit` rows of each scope, merged in that order. Not cursor-paged: `cursor` is ' +
+    'rejected and `has_more` is always false; a scope that returns `limit` rows may have more, seen with a ' +
+    'larger `limit` (at most 200).',
   query: Type.Object(
     {
       limit: Type.Optional({ ...LimitParam, description: 'Rows per scope, 1 to 200 (default 50).' }),

@@ -84,11 +84,11 @@ export async function createWebhookEndpoint(
 async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointInput): Promise<string> {
   if (input.url !== undefined) checkUrl(op, input.url);
   return op.db.transaction(async (tx) => {
+    // Re-enabling starts afresh: the failures before the pause do not count towards disabling (P83).
     const [row] = await tx.query<{ workspace_id: string }>(
       `update webhook_endpoints set url = coalesce($2, url), events = coalesce($3::text[], events),
               description = case when $4::boolean then $5 else description end,
               enabled = coalesce($6, enabled), updated_at = now(),
-              -- Re-enabling starts afresh: the failures before the pause do not count towards disabling (P83).
               failing_since = case when $6 and not enabled then null else failing_since end
         where id = $1 returning workspace_id`,
       [

@@ -32,8 +32,8 @@ function importCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-<file> is a JSON object of collections, each an array of records with the public field names
-(management-api.md, "Import document"); "-" reads it from stdin. One invalid record fails the whole
+<file> is a JSON object of collections, each an array of records with the public field names (the
+ImportDocument of the management API's reference, GET /docs on ADMIN_URL); "-" reads it from stdin. One invalid record fails the whole
 import with the offending fields listed. The server takes bodies up to 4 MB; "seed" streams larger sets.
 ${examples([
   'tprm import 4f6c… suppliers.json',
