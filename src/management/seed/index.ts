@@ -15,7 +15,8 @@
 // Modules: random (hashing, PRNG, stream salts), vocabulary (word lists), weights (how often each value of
 // an enumeration occurs), format (dates, text), unit (ids and the record collector), plan (a unit's shape),
 // and one builder per area: suppliers (with assessments, gaps, reports), action-plans (with alerts), risks,
-// shared (the workspace-wide collections).
+// shared (the workspace-wide collections); setup makes the records the data set refers to but an import cannot
+// write (the workspace, its users, API keys and webhook endpoint), for the OpenAPI examples.
 import { buildAlert } from './action-plans.js';
 import { DAY } from './format.js';
 import { type PlanState, planUnit, type UnitPlan } from './plan.js';
