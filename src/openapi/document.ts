@@ -488,7 +488,7 @@ export function buildOpenApiDocument(api: {
         ],
         requestBody: {
           required: true,
-          content: content(schema, exampleOf(plain(schema), { minimal: false })),
+          content: content(schema, exampleOf(plain(schema), RESPONSE_EXAMPLES)),
         },
         responses: {
           '2XX': { description: 'Acknowledges the delivery.' },

@@ -5,6 +5,7 @@
 // document reproducible (P88, P121).
 import { generateSeedDocument, generateSeedSetup } from '../management/seed/index.js';
 import { resourceTables } from '../schema/resource.js';
+import { exampleUuid } from './examples.js';
 
 /** The data set the examples come from (tests import it into a workspace to compare with real answers). */
 export const EXAMPLE_SEED = { size: { suppliers: 4 }, seed: 2025, now: new Date('2025-06-02T00:00:00Z') };
@@ -21,8 +22,23 @@ const SHAPES: Record<string, { table: string; kind?: (record: Sample) => boolean
   WebhookEndpointRotated: { table: 'webhook_endpoints' },
 };
 
+/** The payload of an event of the demo workspace; the alert's is the one its endpoint's delivery carried. */
+function event(type: string, occurredAt: unknown, data: Sample): Sample {
+  const delivered = records('webhook_deliveries').find((delivery) => delivery.event_type === type);
+  return {
+    event_id: delivered?.event_id ?? exampleUuid(`event ${type}`),
+    type,
+    occurred_at: occurredAt,
+    organization_id: seedId('workspaces'),
+    data,
+  };
+}
+
+const first = (table: string, kind: (record: Sample) => boolean = () => true): Sample =>
+  records(table).find(kind) ?? {};
+
 /** Answers about the demo records rather than records: what the operations that return them say of the data
- * set (its import, its audit chain, a replay of the endpoint's delivery). */
+ * set (its import, its audit chain, a replay of the endpoint's delivery), and the events it gave rise to. */
 const ANSWERS: Record<string, () => Sample> = {
   ImportDocument: () => ({ suppliers: records('suppliers').slice(0, 1) }),
   ImportResult: () => ({ created: { suppliers: 1 } }),
@@ -33,6 +49,42 @@ const ANSWERS: Record<string, () => Sample> = {
     first_broken: null,
   }),
   EndpointReplayResult: () => ({ replayed: records('webhook_deliveries').length }),
+  AssessmentCompletedEvent: () => {
+    const assessment = first('assessments', (record) => record.status === 'completed');
+    return event('assessment.completed', assessment.completed_at, {
+      assessment_id: assessment.id,
+      supplier_id: assessment.supplier_id,
+      status: 'completed',
+    });
+  },
+  ReportReadyEvent: () => {
+    const report = first('reports');
+    return event('report.ready', report.created_at, {
+      report_id: report.id,
+      supplier_id: report.supplier_id,
+      assessment_id: report.assessment_id,
+    });
+  },
+  AlertCreatedEvent: () => {
+    const alert = first('alerts');
+    return event('alert.created', alert.created_at, {
+      alert_id: alert.id,
+      scope: alert.scope,
+      supplier_id: alert.supplier_id,
+      severity: alert.severity,
+    });
+  },
+  // A change the item's history records (the service marks an item overdue when its due date passes).
+  ActionPlanItemStatusChangedEvent: () => {
+    const item = first('action_plan_items', (record) => (record.history as unknown[]).length > 0);
+    const [change] = item.history as { at: string; from_status: string; to_status: string }[];
+    return event('action_plan_item.status_changed', change?.at, {
+      action_plan_item_id: item.id,
+      action_plan_id: item.action_plan_id,
+      previous_status: change?.from_status,
+      status: change?.to_status,
+    });
+  },
 };
 
 let document: Record<string, Sample[]> | undefined;

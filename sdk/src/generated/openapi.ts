@@ -4722,13 +4722,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
+                 *       "event_id": "3eb43c5b-57ca-4834-85a6-1e7dc8dff6cb",
                  *       "type": "assessment.completed",
-                 *       "occurred_at": "2025-06-02T09:30:00.000000Z",
-                 *       "organization_id": "073d93c2-6786-4467-8327-7342ce462caf",
+                 *       "occurred_at": "2025-04-10T20:29:29.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
                  *       "data": {
-                 *         "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e",
-                 *         "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
+                 *         "assessment_id": "5048e02d-58cb-42bf-af72-0105375ff340",
+                 *         "supplier_id": "8f794010-aab7-4214-b246-a0531f000e57",
                  *         "status": "completed"
                  *       }
                  *     }
@@ -4767,14 +4767,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
+                 *       "event_id": "c7383860-4ef7-4dc3-82c6-34b12c55f774",
                  *       "type": "report.ready",
-                 *       "occurred_at": "2025-06-02T09:30:00.000000Z",
-                 *       "organization_id": "073d93c2-6786-4467-8327-7342ce462caf",
+                 *       "occurred_at": "2025-03-27T17:50:23.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
                  *       "data": {
-                 *         "report_id": "1387fed3-191d-431f-8057-3c14b198bb7a",
-                 *         "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
-                 *         "assessment_id": "62312ec7-2024-4869-8019-b209bd43737e"
+                 *         "report_id": "9687852f-da29-426f-b508-0173d79e8332",
+                 *         "supplier_id": "bb39ee3e-bcc6-4115-a765-ef2a62298698",
+                 *         "assessment_id": null
                  *       }
                  *     }
                  */
@@ -4812,14 +4812,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
+                 *       "event_id": "4acaaf8f-b0f3-4509-a535-49ecc2577a70",
                  *       "type": "alert.created",
-                 *       "occurred_at": "2025-06-02T09:30:00.000000Z",
-                 *       "organization_id": "073d93c2-6786-4467-8327-7342ce462caf",
+                 *       "occurred_at": "2025-05-25T04:36:26.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
                  *       "data": {
-                 *         "alert_id": "e5f24664-7b1d-487e-86cc-78c0f32a5724",
+                 *         "alert_id": "65eed80d-c0f3-460f-bc49-1dff31aa2372",
                  *         "scope": "supplier",
-                 *         "supplier_id": "4d2ceca0-769b-495f-8c0d-3958611a5d43",
+                 *         "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
                  *         "severity": "critical"
                  *       }
                  *     }
@@ -4858,15 +4858,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
+                 *       "event_id": "28e3f656-bffc-4bf2-84e9-2b7dd0db38e6",
                  *       "type": "action_plan_item.status_changed",
-                 *       "occurred_at": "2025-06-02T09:30:00.000000Z",
-                 *       "organization_id": "073d93c2-6786-4467-8327-7342ce462caf",
+                 *       "occurred_at": "2025-04-28T02:26:29.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
                  *       "data": {
-                 *         "action_plan_item_id": "925d18a3-8297-46ec-862d-dbd7b35305dd",
-                 *         "action_plan_id": "960d89d0-58ea-4739-8bce-3b300ed62ebd",
+                 *         "action_plan_item_id": "33e41a2a-cccc-4058-b0dd-0b43c666c8a9",
+                 *         "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
                  *         "previous_status": "pending",
-                 *         "status": "pending"
+                 *         "status": "overdue"
                  *       }
                  *     }
                  */
