@@ -1,7 +1,9 @@
 // Single-valued request headers the service reads. Node keeps the first Content-Type of several and joins
 // repeated unknown headers with ", " (two Idempotency-Keys would become one key "a, b"): either way the
 // request means two things, so it is refused (decision P64). Authorization has its own rule (P46: 401).
+// Also what the headers say of the request as a whole: its Host (P67) and whether it carries a body (P114).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { invalidRequest } from './errors.js';
 
@@ -42,4 +44,14 @@ export function assertHost(httpVersion: string, rawHeaders: readonly string[]): 
   const match = HOST.exec(hosts[0] as string);
   if (!match || (match[1] !== undefined && !isIPv6(match[1])))
     throw invalidRequest('The Host header is not a valid host name or address.', { header: 'Host' });
+}
+
+/**
+ * Throws 400 invalid_request when a request to a route that takes no body carries one (P114): a
+ * Content-Length other than 0, or a Transfer-Encoding. Judged from the headers alone: the body is not read.
+ */
+export function assertNoBody(headers: IncomingHttpHeaders): void {
+  const length = headers['content-length'];
+  if (headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0))
+    throw invalidRequest('This endpoint takes no request body.');
 }
