@@ -647,28 +647,31 @@ describe('request lines of an HTTP version other than 1.1 and 1.0 (decision P111
 describe('a body sent to a route that takes none (decision P114)', () => {
   const NO_BODY = 'This endpoint takes no request body.';
   const withId = (url: string) => url.replace(/:\w+/g, () => crypto.randomUUID()) as `/${string}`;
-  // Bytes of JSON, of something else, without a Content-Type, and JSON that does not parse.
+  // JSON that says something, JSON that does not parse, something else, bytes without a Content-Type.
   const BODIES: [string | undefined, string][] = [
-    ['application/json', '{}'],
     ['application/json', '{"reason":"rotated"}'],
+    ['application/json', '[]'],
     ['application/json', '{'],
     ['text/plain', 'x'],
     [undefined, 'x'],
   ];
+  // JSON that says nothing: a POST or DELETE that reads its body takes it; a GET never reads one.
+  const EMPTY_OBJECTS = ['{}', ' { \n} '];
+  const json = { 'content-type': 'application/json' };
 
   test('every GET of the API refuses one with 400 invalid_request, after the key and its scope are checked', async () => {
     const gets = publicRoutes.filter((route) => route.method === 'GET');
     assert.ok(gets.length > 20, `${gets.length} GET routes`);
+    const bodies = [...BODIES, ...EMPTY_OBJECTS.map((body) => ['application/json', body] as const)];
     for (const route of gets) {
       const url = withId(route.url);
-      for (const [type, rawBody] of BODIES) {
+      for (const [type, rawBody] of bodies) {
         const headers: Record<string, string> = type ? { 'content-type': type } : {};
         const res = await call('GET', url, { key: ws.key, rawBody, headers });
         assertCode(res, 400, 'invalid_request');
         assert.equal(res.json.error.message, NO_BODY, `GET ${route.url} with ${type} ${rawBody}`);
       }
     }
-    const json = { 'content-type': 'application/json' };
     const head = await call('HEAD', '/suppliers', { key: ws.key, rawBody: '{}', headers: json });
     assert.equal(head.status, 400);
     assertCode(await call('GET', '/suppliers', { rawBody: '{}', headers: json }), 401, 'invalid_api_key');
@@ -689,6 +692,23 @@ describe('a body sent to a route that takes none (decision P114)', () => {
     assert.equal(JSON.parse(chunked.body).error.message, NO_BODY);
   });
 
+  /** An admin request from its own address: the missing token below counts against no other test's (P68). */
+  const admin = (method: string, url: string, type: string | undefined, payload: string, token = true) =>
+    h.adminApp.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(token ? { authorization: `Bearer ${h.adminToken}` } : {}),
+        ...(type ? { 'content-type': type } : {}),
+      },
+      payload,
+      remoteAddress: '192.0.2.14',
+    });
+  const errorOf = (res: { body: string }) => {
+    const { code, message } = JSON.parse(res.body).error ?? {};
+    return { code, message };
+  };
+
   test('every admin route without a body refuses one with 400 invalid_request after the token, whatever its bytes or framing', async () => {
     const bodiless = Object.values(adminRoutes).filter((route) => !route.body);
     assert.ok(
@@ -696,29 +716,18 @@ describe('a body sent to a route that takes none (decision P114)', () => {
         bodiless.some((route) => route.method === 'DELETE'),
       'POST actions and a DELETE among them',
     );
-    const admin = (method: string, url: string, type: string | undefined, payload: string, token = true) =>
-      h.adminApp.inject({
-        method: method as 'GET',
-        url,
-        headers: {
-          ...(token ? { authorization: `Bearer ${h.adminToken}` } : {}),
-          ...(type ? { 'content-type': type } : {}),
-        },
-        payload,
-        // Its own address: the missing token below counts against no other test's (P68).
-        remoteAddress: '192.0.2.14',
-      });
     for (const route of bodiless) {
       const url = `/admin${withId(route.url)}`;
-      for (const [type, payload] of BODIES) {
+      const bodies = [
+        ...BODIES,
+        // A GET's body is not read: an empty object is refused like any other.
+        ...(route.method === 'GET' ? EMPTY_OBJECTS.map((body) => ['application/json', body] as const) : []),
+      ];
+      for (const [type, payload] of bodies) {
         const res = await admin(route.method, url, type, payload);
         const where = `${route.method} ${route.url} with ${type} ${payload}`;
         assert.equal(res.statusCode, 400, `${where}: ${res.body}`);
-        assert.deepEqual(
-          { code: JSON.parse(res.body).error.code, message: JSON.parse(res.body).error.message },
-          { code: 'invalid_request', message: NO_BODY },
-          where,
-        );
+        assert.deepEqual(errorOf(res), { code: 'invalid_request', message: NO_BODY }, where);
       }
     }
     // The token is checked first: a request without one is a 401 whatever its body.
@@ -734,21 +743,30 @@ describe('a body sent to a route that takes none (decision P114)', () => {
       h.adminApp,
       `DELETE /admin/webhook-endpoints/${crypto.randomUUID()} HTTP/1.1\r\nHost: localhost\r\n` +
         `Authorization: Bearer ${h.adminToken}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
-        '2\r\n{}\r\n0\r\n\r\n',
+        '2\r\nxy\r\n0\r\n\r\n',
     );
     assertRawError(chunked, 400, 'invalid_request', 'chunked DELETE');
     assert.equal(JSON.parse(chunked.body).error.message, NO_BODY);
   });
 
-  test('an admin action sent a JSON Content-Type and no bytes is served: no bytes is no body', async () => {
-    const key = await h.key(ws.id, ws.userId, ['suppliers:read']);
-    const revoked = await h.adminApp.inject({
-      method: 'POST',
-      url: `/admin/api-keys/${key.id}/revoke`,
-      headers: { authorization: `Bearer ${h.adminToken}`, 'content-type': 'application/json' },
-      payload: '',
-    });
-    assert.equal(revoked.statusCode, 200, revoked.body);
-    assert.notEqual(JSON.parse(revoked.body).revoked_at, null);
+  test('an admin action sent no bytes, whatever its Content-Type, or an empty JSON object, is served', async () => {
+    const revoke = async (type: string | undefined, payload: string) => {
+      const key = await h.key(ws.id, ws.userId, ['suppliers:read']);
+      const res = await admin('POST', `/admin/api-keys/${key.id}/revoke`, type, payload);
+      assert.equal(res.statusCode, 200, `${type} ${JSON.stringify(payload)}: ${res.body}`);
+      assert.notEqual(JSON.parse(res.body).revoked_at, null);
+    };
+    await revoke('application/json', '');
+    await revoke(undefined, '');
+    for (const body of EMPTY_OBJECTS) await revoke('application/json', body);
+    // A DELETE with an empty object reaches its handler: the endpoint does not exist.
+    const gone = await admin(
+      'DELETE',
+      `/admin/webhook-endpoints/${crypto.randomUUID()}`,
+      'application/json',
+      '{}',
+    );
+    assert.equal(gone.statusCode, 404, gone.body);
+    assert.equal(errorOf(gone).code, 'resource_not_found');
   });
 });

@@ -48,10 +48,16 @@ export function assertHost(httpVersion: string, rawHeaders: readonly string[]): 
 
 /**
  * Throws 400 invalid_request when a request to a route that takes no body carries one (P114): a
- * Content-Length other than 0, or a Transfer-Encoding. Judged from the headers alone: the body is not read.
+ * Content-Length other than 0, or a Transfer-Encoding. An empty JSON object says nothing and passes, when the
+ * route read it (`sent`, its bytes): a GET's body is never read, so any is refused.
  */
-export function assertNoBody(headers: IncomingHttpHeaders): void {
+export function assertNoBody(headers: IncomingHttpHeaders, sent?: Buffer): void {
   const length = headers['content-length'];
-  if (headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0))
+  const carried =
+    headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
+  if (carried && !(sent && EMPTY_OBJECT.test(sent.toString('latin1'))))
     throw invalidRequest('This endpoint takes no request body.');
 }
+
+// JSON's own whitespace only (RFC 8259 2).
+const EMPTY_OBJECT = /^[ \t\n\r]*\{[ \t\n\r]*\}[ \t\n\r]*$/;

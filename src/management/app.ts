@@ -14,11 +14,14 @@ import type { AdminRouteDef, AdminRouteTable } from './route.js';
 export function buildAdminRoutes(app: FastifyInstance, services: Services, routes: AdminRouteTable): void {
   const all = Object.values(routes);
   for (const route of all) if (route.body) register(app, services, route);
-  // A route without a body refuses one after the token is checked, like a query parameter (P114): in this
-  // scope the body of a POST or DELETE is left unread, where the listener's JSON parser would judge it first
-  // (and refuse an empty one sent with a JSON Content-Type).
+  // A route without a body refuses one after the token is checked, like a query parameter (P114). In this
+  // scope the listener's JSON parser does not judge the body of a POST or DELETE before the token (nor refuse
+  // an empty one sent with a JSON Content-Type): a JSON body is kept as its bytes, any other left unread.
   app.register(async (noBody) => {
     noBody.removeAllContentTypeParsers();
+    noBody.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+      done(null, body),
+    );
     noBody.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     for (const route of all) if (!route.body) register(noBody, services, route);
   });
@@ -43,7 +46,7 @@ function register(app: FastifyInstance, services: Services, route: AdminRouteDef
       if (hasIdPath) request.workspaceId = params.id ?? null;
       if (Object.keys(request.query as object).length > 0)
         throw invalidRequest('This endpoint takes no query parameters.');
-      if (!route.body) assertNoBody(request.headers);
+      if (!route.body) assertNoBody(request.headers, request.body as Buffer | undefined);
       else if (route.validateBody !== false) validateBody(route.body, request.body);
       const op: Operator = {
         db: services.db,
