@@ -548,6 +548,23 @@ describe('tprm mcp: the HTTP edge and the size of messages (decisions P110-P113)
     assert.ok(closed && afterMs <= KEEP_ALIVE_TIMEOUT_MS + 2000, `idle closed after ${afterMs} ms`);
   });
 
+  test('a REQUEST_TIMEOUT or KEEP_ALIVE_TIMEOUT that is not a duration above 0 stops it, naming the variable', async () => {
+    for (const [name, value] of [
+      ['REQUEST_TIMEOUT', '0'],
+      ['KEEP_ALIVE_TIMEOUT', 'soon'],
+    ] as const) {
+      const bad = startHttp({ ...childEnv(NO_API, 'tprm_configured_key'), [name]: value });
+      const started = await bad.url.then(
+        () => true,
+        () => false,
+      );
+      if (started) bad.child.kill('SIGTERM');
+      assert.equal(started, false, `${name}=${value} started`);
+      assert.equal(await bad.exited, 1);
+      assert.match(bad.stderr(), new RegExp(`^error: ${name}: `, 'm'));
+    }
+  });
+
   test('Host twice or not a host, an Expect other than 100-continue, another HTTP version: 400 in the JSON-RPC error shape', async () => {
     const ping = JSON.stringify(rpc(1));
     const refused: [string, string][] = [

@@ -85,7 +85,6 @@ export function parseJsonBody(body: Buffer): unknown {
 
 /** A listener's error answer to a request it refuses: its headers (Content-Type included) and body. */
 export type RenderRefusal = (
-  status: number,
   error: ApiError,
   requestId: string,
 ) => { headers: Record<string, string>; body: string };
@@ -185,7 +184,7 @@ export class Edge {
 
   /** A response written straight to the socket, for a request that never reached the listener. */
   private rawAnswer(status: number, error: ApiError, requestId: string): string {
-    const { headers, body } = this.render(status, error, requestId);
+    const { headers, body } = this.render(error, requestId);
     const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     return (
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join('')}` +

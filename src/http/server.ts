@@ -50,7 +50,7 @@ export function createServer(
   const { metrics, config: timeouts } = services;
   const logger = services.logger.child({ listener });
   const edge = new Edge(
-    (_status, error, requestId) => ({
+    (error, requestId) => ({
       headers: {
         'Content-Type': 'application/json; charset=utf-8',
         'X-Request-Id': requestId,

@@ -34,7 +34,7 @@ export interface HttpOptions extends HttpTimeouts {
 /** Starts listening; resolves with the server and the endpoint's URL. */
 export async function serveHttp(options: HttpOptions): Promise<{ server: HttpServer; url: string }> {
   const loopback = isLoopback(options.host);
-  const edge = new Edge((_status, error) => ({
+  const edge = new Edge((error) => ({
     headers: { 'Content-Type': 'application/json' },
     body: jsonRpcError(JSONRPC_ERROR.refused, error.message),
   }));
