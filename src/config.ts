@@ -7,11 +7,12 @@ import {
   parseDuration,
   parseDurationList,
 } from './events/retry-schedule.js';
+import type { HttpTimeouts } from './http/edge.js';
 import { adminTokenWeakness } from './security/secrets.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
-export interface Config {
+export interface Config extends HttpTimeouts {
   port: number;
   host: string;
   adminPort: number;
@@ -30,10 +31,6 @@ export interface Config {
   webhookTimeoutMs: number;
   /** An endpoint whose attempts have all failed for this long is disabled; 0 never disables (P83). */
   webhookDisableAfterMs: number;
-  /** Time from a request's first byte until its last (headers and body) before a 408 (decision P66). */
-  requestTimeoutMs: number;
-  /** Time an idle keep-alive connection stays open (decision P66). */
-  keepAliveTimeoutMs: number;
   role: Role;
   logLevel: string;
 }
@@ -76,6 +73,14 @@ const positive = (text: string): number => {
   if (ms < 1) throw new Error(`Invalid duration ${JSON.stringify(text)}: it must be more than 0`);
   return ms;
 };
+
+/** REQUEST_TIMEOUT and KEEP_ALIVE_TIMEOUT: the service's listeners and `tprm mcp --http` read the same two. */
+export function httpTimeouts(env: NodeJS.ProcessEnv = process.env): HttpTimeouts {
+  return {
+    requestTimeoutMs: duration('REQUEST_TIMEOUT', env.REQUEST_TIMEOUT, positive, 30_000),
+    keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, positive, 5_000),
+  };
+}
 
 function adminToken(env: NodeJS.ProcessEnv): string | undefined {
   const token = env.ADMIN_TOKEN || undefined;
@@ -125,8 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parseDuration,
       DEFAULT_DISABLE_AFTER_MS,
     ),
-    requestTimeoutMs: duration('REQUEST_TIMEOUT', env.REQUEST_TIMEOUT, positive, 30_000),
-    keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT', env.KEEP_ALIVE_TIMEOUT, positive, 5_000),
+    ...httpTimeouts(env),
     role,
     logLevel: env.LOG_LEVEL || 'info',
   };

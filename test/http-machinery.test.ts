@@ -10,6 +10,8 @@ import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ERROR_STATUS } from '../src/http/errors.js';
+import { adminRoutes } from '../src/management/admin-routes.js';
+import { publicRoutes } from '../src/resources/index.js';
 import { Harness, type Response, type TestWorkspace } from './support/harness.js';
 import { parseResponses, type RawResponse, rawConnection, rawRequest } from './support/raw-http.js';
 
@@ -598,5 +600,173 @@ describe('Host and Expect headers (RFC 9112 3.2, RFC 9110 10.1.1; decision P67)'
       );
       assert.equal(res.status, 200, `${listener}: ${res.body}`);
     }
+  });
+});
+
+describe('request lines of an HTTP version other than 1.1 and 1.0 (decision P111)', () => {
+  const listeners = () =>
+    [
+      ['public', h.publicApp, '/v1/suppliers?limit=1', `Authorization: Bearer ${ws.key}\r\n`],
+      ['admin', h.adminApp, '/healthz', ''],
+    ] as const;
+
+  test('HTTP/2.0, HTTP/0.9 and versions Node refuses: 400 invalid_request in the error shape on both listeners, before routing', async () => {
+    for (const [listener, app, path, auth] of listeners()) {
+      // An unknown or undecodable path is refused for its version too, not answered 404.
+      for (const target of [path, '/nope', '/v1/suppliers/%zz']) {
+        for (const version of ['HTTP/2.0', 'HTTP/0.9', 'HTTP/1.2', 'HTTP/2.1', 'HTTP/3.0']) {
+          const where = `${listener} GET ${target} ${version}`;
+          const res = await rawRequest(
+            app,
+            `GET ${target} ${version}\r\nHost: localhost\r\n${auth}Connection: close\r\n\r\n`,
+          );
+          assertRawError(res, 400, 'invalid_request', where);
+          assert.match(JSON.parse(res.body).error.message, /not valid HTTP/, where);
+        }
+      }
+      // A request line without a version is an HTTP/0.9 request to Node.
+      const bare = await rawRequest(app, `GET ${path}\r\n\r\n`);
+      assertRawError(bare, 400, 'invalid_request', `${listener} GET ${path} without a version`);
+      assert.match(JSON.parse(bare.body).error.message, /HTTP\/0\.9 is not supported/);
+    }
+  });
+
+  test('HTTP/1.1 and HTTP/1.0 are served', async () => {
+    for (const [listener, app, path, auth] of listeners()) {
+      for (const version of ['HTTP/1.1', 'HTTP/1.0']) {
+        const res = await rawRequest(
+          app,
+          `GET ${path} ${version}\r\nHost: localhost\r\n${auth}Connection: close\r\n\r\n`,
+        );
+        assert.equal(res.status, 200, `${listener} ${version}: ${res.body}`);
+      }
+    }
+  });
+});
+
+describe('a body sent to a route that takes none (decision P114)', () => {
+  const NO_BODY = 'This endpoint takes no request body.';
+  const withId = (url: string) => url.replace(/:\w+/g, () => crypto.randomUUID()) as `/${string}`;
+  // JSON that says something, JSON that does not parse, something else, bytes without a Content-Type.
+  const BODIES: [string | undefined, string][] = [
+    ['application/json', '{"reason":"rotated"}'],
+    ['application/json', '[]'],
+    ['application/json', '{'],
+    ['text/plain', 'x'],
+    [undefined, 'x'],
+  ];
+  // JSON that says nothing: a POST or DELETE that reads its body takes it; a GET never reads one.
+  const EMPTY_OBJECTS = ['{}', ' { \n} '];
+  const json = { 'content-type': 'application/json' };
+
+  test('every GET of the API refuses one with 400 invalid_request, after the key and its scope are checked', async () => {
+    const gets = publicRoutes.filter((route) => route.method === 'GET');
+    assert.ok(gets.length > 20, `${gets.length} GET routes`);
+    const bodies = [...BODIES, ...EMPTY_OBJECTS.map((body) => ['application/json', body] as const)];
+    for (const route of gets) {
+      const url = withId(route.url);
+      for (const [type, rawBody] of bodies) {
+        const headers: Record<string, string> = type ? { 'content-type': type } : {};
+        const res = await call('GET', url, { key: ws.key, rawBody, headers });
+        assertCode(res, 400, 'invalid_request');
+        assert.equal(res.json.error.message, NO_BODY, `GET ${route.url} with ${type} ${rawBody}`);
+      }
+    }
+    const head = await call('HEAD', '/suppliers', { key: ws.key, rawBody: '{}', headers: json });
+    assert.equal(head.status, 400);
+    assertCode(await call('GET', '/suppliers', { rawBody: '{}', headers: json }), 401, 'invalid_api_key');
+    const reader = await h.workspace({ scopes: ['assessments:read'] });
+    assertCode(
+      await call('GET', '/suppliers', { key: reader.key, rawBody: '{}', headers: json }),
+      403,
+      'insufficient_scope',
+    );
+    // No bytes is no body, whatever the Content-Type says.
+    assert.equal((await call('GET', '/suppliers', { key: ws.key, rawBody: '', headers: json })).status, 200);
+    const chunked = await rawRequest(
+      h.publicApp,
+      `GET /v1/suppliers HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${ws.key}\r\n` +
+        'Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+    );
+    assertRawError(chunked, 400, 'invalid_request', 'chunked GET');
+    assert.equal(JSON.parse(chunked.body).error.message, NO_BODY);
+  });
+
+  /** An admin request from its own address: the missing token below counts against no other test's (P68). */
+  const admin = (method: string, url: string, type: string | undefined, payload: string, token = true) =>
+    h.adminApp.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(token ? { authorization: `Bearer ${h.adminToken}` } : {}),
+        ...(type ? { 'content-type': type } : {}),
+      },
+      payload,
+      remoteAddress: '192.0.2.14',
+    });
+  const errorOf = (res: { body: string }) => {
+    const { code, message } = JSON.parse(res.body).error ?? {};
+    return { code, message };
+  };
+
+  test('every admin route without a body refuses one with 400 invalid_request after the token, whatever its bytes or framing', async () => {
+    const bodiless = Object.values(adminRoutes).filter((route) => !route.body);
+    assert.ok(
+      bodiless.some((route) => route.method === 'POST') &&
+        bodiless.some((route) => route.method === 'DELETE'),
+      'POST actions and a DELETE among them',
+    );
+    for (const route of bodiless) {
+      const url = `/admin${withId(route.url)}`;
+      const bodies = [
+        ...BODIES,
+        // A GET's body is not read: an empty object is refused like any other.
+        ...(route.method === 'GET' ? EMPTY_OBJECTS.map((body) => ['application/json', body] as const) : []),
+      ];
+      for (const [type, payload] of bodies) {
+        const res = await admin(route.method, url, type, payload);
+        const where = `${route.method} ${route.url} with ${type} ${payload}`;
+        assert.equal(res.statusCode, 400, `${where}: ${res.body}`);
+        assert.deepEqual(errorOf(res), { code: 'invalid_request', message: NO_BODY }, where);
+      }
+    }
+    // The token is checked first: a request without one is a 401 whatever its body.
+    const anonymous = await admin(
+      'POST',
+      `/admin/api-keys/${crypto.randomUUID()}/revoke`,
+      'application/json',
+      '{',
+      false,
+    );
+    assert.equal(anonymous.statusCode, 401, anonymous.body);
+    const chunked = await rawRequest(
+      h.adminApp,
+      `DELETE /admin/webhook-endpoints/${crypto.randomUUID()} HTTP/1.1\r\nHost: localhost\r\n` +
+        `Authorization: Bearer ${h.adminToken}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
+        '2\r\nxy\r\n0\r\n\r\n',
+    );
+    assertRawError(chunked, 400, 'invalid_request', 'chunked DELETE');
+    assert.equal(JSON.parse(chunked.body).error.message, NO_BODY);
+  });
+
+  test('an admin action sent no bytes, whatever its Content-Type, or an empty JSON object, is served', async () => {
+    const revoke = async (type: string | undefined, payload: string) => {
+      const key = await h.key(ws.id, ws.userId, ['suppliers:read']);
+      const res = await admin('POST', `/admin/api-keys/${key.id}/revoke`, type, payload);
+      assert.equal(res.statusCode, 200, `${type} ${JSON.stringify(payload)}: ${res.body}`);
+      assert.notEqual(JSON.parse(res.body).revoked_at, null);
+    };
+    await revoke('application/json', '');
+    await revoke(undefined, '');
+    for (const body of EMPTY_OBJECTS) await revoke('application/json', body);
+    // A DELETE with an empty object reaches its handler: the endpoint does not exist.
+    const gone = await admin(
+      'DELETE',
+      `/admin/webhook-endpoints/${crypto.randomUUID()}`,
+      'application/json',
+      '{}',
+    );
+    assert.equal(gone.statusCode, 404, gone.body);
+    assert.equal(errorOf(gone).code, 'resource_not_found');
   });
 });

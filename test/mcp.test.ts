@@ -12,9 +12,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_BODY_BYTES } from '../src/http/edge.js';
 import { importCollectionNames } from '../src/management/import.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { toolName } from '../src/mcp/catalog.js';
+import { JSONRPC_ERROR } from '../src/mcp/errors.js';
+import { MAX_BATCH_MESSAGES } from '../src/mcp/http.js';
 import { ProcessingActivity } from '../src/resources/context/schema.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { Supplier } from '../src/resources/suppliers/schema.js';
@@ -22,6 +25,7 @@ import { Criticality, SCOPES, type Scope } from '../src/schema/fields.js';
 import { type Finished, finished } from './support/child.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 import { scrape } from './support/metrics.js';
+import { parseResponses, type RawResponse, rawConnection, rawRequest } from './support/raw-http.js';
 import { freePort } from './support/redis.js';
 import { CITATION } from './support/string-literals.js';
 
@@ -477,3 +481,227 @@ function run(command: string, args: string[]): Promise<Finished> {
   // (modelcontextprotocol/inspector#1334): dist/ of this project is one.
   return finished(spawn(command, args, { cwd: `${ROOT}dist`, env: { PATH: process.env.PATH ?? '' } }));
 }
+
+describe('tprm mcp: the HTTP edge and the size of messages (decisions P110-P113)', () => {
+  // REQUEST_TIMEOUT and KEEP_ALIVE_TIMEOUT short enough for a test, read as the service reads them.
+  const REQUEST_TIMEOUT_MS = 800;
+  const KEEP_ALIVE_TIMEOUT_MS = 400;
+  // Node looks for late requests every quarter of the timeout: closed by 1.25 × it, plus scheduling slack.
+  const CLOSED_BY_MS = REQUEST_TIMEOUT_MS * 1.25 + 1000;
+  // No tool is called here: the API is never asked, so none listens.
+  const NO_API = 'http://127.0.0.1:9/v1';
+  let server: ReturnType<typeof startHttp>;
+  let port: number;
+
+  before(async () => {
+    server = startHttp({
+      ...childEnv(NO_API, 'tprm_configured_key'),
+      REQUEST_TIMEOUT: `${REQUEST_TIMEOUT_MS}ms`,
+      KEEP_ALIVE_TIMEOUT: `${KEEP_ALIVE_TIMEOUT_MS}ms`,
+    });
+    port = Number(new URL(await server.url).port);
+  });
+  after(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+  });
+
+  const rpc = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+  /**
+   * The head of a POST to /mcp whose body is `length` bytes, with `headers` (a Host by default), asking the
+   * server to close the connection after its answer unless it should stay open (`keepAlive`).
+   */
+  const head = (length: number, headers = 'Host: localhost\r\n', keepAlive = false) =>
+    `POST /mcp HTTP/1.1\r\n${headers}Content-Type: application/json\r\n` +
+    `Accept: application/json, text/event-stream\r\nContent-Length: ${length}\r\n` +
+    `${keepAlive ? '' : 'Connection: close\r\n'}\r\n`;
+  const post = (body: string, headers?: string, keepAlive?: boolean) =>
+    `${head(Buffer.byteLength(body), headers, keepAlive)}${body}`;
+
+  /** A JSON-RPC error answer to no message (`id` null), with `status` and JSON-RPC `code`. */
+  function assertRpcError(res: RawResponse | undefined, status: number, code: number, where: string): void {
+    assert.ok(res, `${where}: no response`);
+    assert.equal(res.status, status, `${where}: ${res.body}`);
+    assert.equal(res.headers['content-type'], 'application/json', where);
+    const body = JSON.parse(res.body);
+    assert.deepEqual(
+      { jsonrpc: body.jsonrpc, id: body.id, code: body.error?.code },
+      { jsonrpc: '2.0', id: null, code },
+      where,
+    );
+    assert.equal(typeof body.error.message, 'string', where);
+  }
+
+  test('headers or a body that arrive too slowly: 408 in the JSON-RPC error shape, then closed; idle connections closed', async () => {
+    for (const [what, text, trickle] of [
+      ['headers that never end', 'POST /mcp HTTP/1.1\r\nHost: localhost\r\n', false],
+      ['a body a byte at a time', post('x'.repeat(100)).slice(0, -100), true],
+    ] as const) {
+      const connection = await rawConnection(port);
+      connection.write(text);
+      const timer = trickle ? setInterval(() => connection.write('{'), 100) : undefined;
+      const { closed, afterMs, received } = await connection.closed(CLOSED_BY_MS + 2000);
+      clearInterval(timer);
+      const where = `${what}: closed ${closed} after ${Math.round(afterMs)} ms`;
+      assert.ok(closed && afterMs <= CLOSED_BY_MS, where);
+      assert.ok(afterMs >= REQUEST_TIMEOUT_MS - 100, `closed early: ${where}`);
+      const responses = parseResponses(received);
+      assert.equal(responses.length, 1, where);
+      assertRpcError(responses[0], 408, JSONRPC_ERROR.refused, where);
+    }
+    const idle = await rawConnection(port);
+    idle.write(post(JSON.stringify(rpc(1)), undefined, true));
+    const { closed, afterMs, received } = await idle.closed(KEEP_ALIVE_TIMEOUT_MS + 4000);
+    assert.deepEqual(
+      parseResponses(received).map((response) => response.status),
+      [200],
+    );
+    // Node waits one second more than it advertises.
+    assert.ok(closed && afterMs <= KEEP_ALIVE_TIMEOUT_MS + 2000, `idle closed after ${afterMs} ms`);
+  });
+
+  test('a REQUEST_TIMEOUT or KEEP_ALIVE_TIMEOUT that is not a duration above 0 stops it, naming the variable', async () => {
+    for (const [name, value] of [
+      ['REQUEST_TIMEOUT', '0'],
+      ['KEEP_ALIVE_TIMEOUT', 'soon'],
+    ] as const) {
+      const bad = startHttp({ ...childEnv(NO_API, 'tprm_configured_key'), [name]: value });
+      const started = await bad.url.then(
+        () => true,
+        () => false,
+      );
+      if (started) bad.child.kill('SIGTERM');
+      assert.equal(started, false, `${name}=${value} started`);
+      assert.equal(await bad.exited, 1);
+      assert.match(bad.stderr(), new RegExp(`^error: ${name}: `, 'm'));
+    }
+  });
+
+  test('Host twice or not a host, an Expect other than 100-continue, another HTTP version: 400 in the JSON-RPC error shape', async () => {
+    const ping = JSON.stringify(rpc(1));
+    const refused: [string, string][] = [
+      ['Host twice', post(ping, 'Host: localhost\r\nHost: localhost\r\n')],
+      ['Host twice, one foreign', post(ping, 'Host: localhost\r\nHost: evil.example\r\n')],
+      ['Host not a host', post(ping, 'Host: localhost:80a\r\n')],
+      ['Host empty', post(ping, 'Host: \r\n')],
+      ['Expect', post(ping, 'Host: localhost\r\nExpect: bogus\r\n')],
+      ['HTTP/2.0', post(ping).replace('HTTP/1.1', 'HTTP/2.0')],
+      ['HTTP/0.9', post(ping).replace('HTTP/1.1', 'HTTP/0.9')],
+      ['no version', 'POST /mcp\r\n\r\n'],
+      ['HTTP/3.0', post(ping).replace('HTTP/1.1', 'HTTP/3.0')],
+    ];
+    for (const [what, text] of refused)
+      assertRpcError(await rawRequest(port, text), 400, JSONRPC_ERROR.refused, what);
+    for (const version of ['HTTP/1.1', 'HTTP/1.0']) {
+      const res = await rawRequest(port, post(ping).replace('HTTP/1.1', version));
+      assert.equal(res.status, 200, `${version}: ${res.body}`);
+      assert.deepEqual(JSON.parse(res.body), { jsonrpc: '2.0', id: 1, result: {} });
+    }
+  });
+
+  test('a body over 4 MiB, declared or chunked, is a 413; one of exactly 4 MiB is read', async () => {
+    const ping = JSON.stringify(rpc(1));
+    // Whitespace is JSON: a ping padded to the limit, and one byte more.
+    const padded = (size: number) => ping.replace('{', `{${' '.repeat(size - ping.length)}`);
+    assert.equal(Buffer.byteLength(padded(MAX_BODY_BYTES)), MAX_BODY_BYTES);
+    const over = padded(MAX_BODY_BYTES + 1);
+    const chunked =
+      'POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+      'Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n' +
+      `${over.length.toString(16)}\r\n${over}\r\n0\r\n\r\n`;
+    // Kept open: a connection closed on bytes it has not read is reset, and the answer may be lost with it.
+    const declared = post(over, undefined, true);
+    assertRpcError(await rawRequest(port, declared), 413, JSONRPC_ERROR.refused, 'declared');
+    assertRpcError(await rawRequest(port, chunked), 413, JSONRPC_ERROR.refused, 'chunked');
+    const atLimit = await rawRequest(port, post(padded(MAX_BODY_BYTES)));
+    assert.equal(atLimit.status, 200, atLimit.body);
+    assert.deepEqual(JSON.parse(atLimit.body), { jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  test('a body is read as the API reads one: bytes that are not UTF-8, or JSON nested too deep, are a parse error', async () => {
+    // 0xff is never UTF-8; the SDK alone read it as U+FFFD and answered.
+    const notUtf8 = Buffer.from(
+      '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"note":"\u00ff"}}}',
+      'latin1',
+    );
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x":${'['.repeat(100)}${']'.repeat(100)}}}}`;
+    for (const [what, request] of [
+      ['not UTF-8', Buffer.concat([Buffer.from(head(notUtf8.length)), notUtf8])],
+      ['nested 100 deep', post(deep)],
+    ] as const)
+      assertRpcError(await rawRequest(port, request), 400, JSONRPC_ERROR.parse, what);
+  });
+
+  test(`a batch of more than ${MAX_BATCH_MESSAGES} messages is refused; one of ${MAX_BATCH_MESSAGES} is answered`, async () => {
+    const batch = (size: number) => JSON.stringify(Array.from({ length: size }, (_, i) => rpc(i + 1)));
+    assertRpcError(
+      await rawRequest(port, post(batch(MAX_BATCH_MESSAGES + 1))),
+      400,
+      JSONRPC_ERROR.invalidRequest,
+      'batch',
+    );
+    const answered = await rawRequest(port, post(batch(MAX_BATCH_MESSAGES)));
+    assert.equal(answered.status, 200, answered.body);
+    assert.deepEqual(
+      (JSON.parse(answered.body) as { id: number }[]).map((answer) => answer.id).sort((a, b) => a - b),
+      Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => i + 1),
+    );
+  });
+
+  test('on stdio, a line over 4 MiB is answered with a JSON-RPC error and the server goes on', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], {
+      env: childEnv(NO_API, 'tprm_configured_key'),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = finished(child);
+    let received = '';
+    const waiters: (() => void)[] = [];
+    child.stdout.on('data', (chunk) => {
+      received += chunk;
+      for (const wake of waiters.splice(0)) wake();
+    });
+    /** The next `count` lines the server wrote (waits for them, at most 10 s). */
+    let read = 0;
+    const lines = async (count: number) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const all = received.split('\n').slice(0, -1);
+        if (all.length >= read + count) {
+          const next = all.slice(read, read + count).map((line) => JSON.parse(line));
+          read += count;
+          return next;
+        }
+        assert.ok(Date.now() < deadline, `no answer; stdout: ${received.slice(-300)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+    };
+    const send = (text: string) => child.stdin.write(`${text}\n`);
+    try {
+      send(JSON.stringify(rpc(1)));
+      assert.deepEqual(await lines(1), [{ jsonrpc: '2.0', id: 1, result: {} }]);
+      // Over the limit, and over the 10 MB at which the SDK's own transport gave up.
+      for (const size of [MAX_BODY_BYTES + 1, 11 * 1024 * 1024]) {
+        const line = JSON.stringify({ ...rpc(2), params: { _meta: { pad: 'x'.repeat(size) } } });
+        send(line);
+        const [answer] = await lines(1);
+        assert.deepEqual(
+          { id: answer.id, code: answer.error?.code },
+          { id: null, code: JSONRPC_ERROR.invalidRequest },
+          `a line of ${line.length} bytes: ${JSON.stringify(answer)}`,
+        );
+        send(JSON.stringify(rpc(3)));
+        assert.deepEqual(await lines(1), [{ jsonrpc: '2.0', id: 3, result: {} }]);
+      }
+      // A message of exactly the limit is read.
+      const ping = JSON.stringify(rpc(4));
+      send(ping.replace('{', `{${' '.repeat(MAX_BODY_BYTES - ping.length)}`));
+      assert.deepEqual(await lines(1), [{ jsonrpc: '2.0', id: 4, result: {} }]);
+    } finally {
+      child.stdin.end();
+    }
+    assert.equal((await exited).code, 0, 'ends when its stdin is closed');
+  });
+});

@@ -1,7 +1,9 @@
 // Single-valued request headers the service reads. Node keeps the first Content-Type of several and joins
 // repeated unknown headers with ", " (two Idempotency-Keys would become one key "a, b"): either way the
 // request means two things, so it is refused (decision P64). Authorization has its own rule (P46: 401).
+// Also what the headers say of the request as a whole: its Host (P67) and whether it carries a body (P114).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { invalidRequest } from './errors.js';
 
@@ -43,3 +45,19 @@ export function assertHost(httpVersion: string, rawHeaders: readonly string[]): 
   if (!match || (match[1] !== undefined && !isIPv6(match[1])))
     throw invalidRequest('The Host header is not a valid host name or address.', { header: 'Host' });
 }
+
+/**
+ * Throws 400 invalid_request when a request to a route that takes no body carries one (P114): a
+ * Content-Length other than 0, or a Transfer-Encoding. An empty JSON object says nothing and passes, when the
+ * route read it (`sent`, its bytes): a GET's body is never read, so any is refused.
+ */
+export function assertNoBody(headers: IncomingHttpHeaders, sent?: Buffer): void {
+  const length = headers['content-length'];
+  const carried =
+    headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
+  if (carried && !(sent && EMPTY_OBJECT.test(sent.toString('latin1'))))
+    throw invalidRequest('This endpoint takes no request body.');
+}
+
+// JSON's own whitespace only (RFC 8259 2).
+const EMPTY_OBJECT = /^[ \t\n\r]*\{[ \t\n\r]*\}[ \t\n\r]*$/;

@@ -1,6 +1,6 @@
 // A public route declares its contract (path, scope, schemas, responses) and its policy; the pipeline below
 // applies the checks of decision 1 in order, so no route can forget one:
-//   authentication (401) → rate limit (429) → plan (403) → scope (403) → query (400)
+//   authentication (401) → rate limit (429) → plan (403) → scope (403) → query, or a GET's body (400)
 //   → Idempotency-Key (400) → body (422) → path id (404) → handler (404/409/…).
 // The route table is also the source of the OpenAPI document.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
@@ -22,7 +22,7 @@ import {
 } from './idempotency.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
-import { assertSingleValuedHeaders } from './request-headers.js';
+import { assertNoBody, assertSingleValuedHeaders } from './request-headers.js';
 import { isUuid, NO_PARAMETERS, notAnObject, validateBody, validateQuery } from './validation.js';
 
 export interface PublicServices {
@@ -310,6 +310,8 @@ export function registerRoutes<S extends PublicServices>(
         };
         const query = { ...(request.query as Record<string, unknown>) };
         validateQuery(route.query ?? NO_PARAMETERS, query);
+        // A GET takes no body: one sent is refused rather than ignored (P114).
+        if (route.method === 'GET') assertNoBody(request.headers);
         const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => ({
           request,
           services,
@@ -433,13 +435,15 @@ export function thrownBy(check: () => unknown): ApiError {
 export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
   const writes = route.method !== 'GET';
   const badRequests = [thrownBy(() => validateQuery(route.query ?? NO_PARAMETERS, { unknown: '1' }))];
-  if (writes) badRequests.push(notAnObject());
+  badRequests.push(writes ? notAnObject() : thrownBy(() => assertNoBody({ 'content-length': '2' })));
   if (route.idempotent) badRequests.push(thrownBy(() => readIdempotencyKey(undefined)));
   const errors: Record<number, PipelineError> = {
     400: {
       description:
         'Malformed request: an unknown or invalid query parameter (named in `details.parameter`)' +
-        (writes ? ', a body that is not a JSON object (or not JSON, or over 4 MiB)' : '') +
+        (writes
+          ? ', a body that is not a JSON object (or not JSON, or over 4 MiB)'
+          : ', or a request body (none is taken)') +
         (route.idempotent ? ', a missing or invalid Idempotency-Key' : '') +
         '.',
       examples: badRequests,

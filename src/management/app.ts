@@ -2,7 +2,7 @@
 // reference page, and the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest, notFound } from '../http/errors.js';
-import { assertSingleValuedHeaders } from '../http/request-headers.js';
+import { assertNoBody, assertSingleValuedHeaders } from '../http/request-headers.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { adminDocumentText } from '../openapi/admin-document.js';
 import { sendReferenceFile, sendReferencePage } from '../openapi/reference.js';
@@ -10,41 +10,22 @@ import type { Services } from '../services.js';
 import { authenticateOperator } from './auth.js';
 import type { Operator } from './operations.js';
 import { registerProbes } from './probes.js';
-import type { AdminRouteTable } from './route.js';
+import type { AdminRouteDef, AdminRouteTable } from './route.js';
 
 export function buildAdminRoutes(app: FastifyInstance, services: Services, routes: AdminRouteTable): void {
-  for (const route of Object.values(routes)) {
-    const hasIdPath = route.url.startsWith('/workspaces/:id');
-    app.route({
-      method: route.method,
-      url: `/admin${route.url}`,
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        await authenticateOperator(services, request, reply);
-        assertSingleValuedHeaders(request.raw.rawHeaders);
-        const params = request.params as Record<string, string>;
-        for (const value of Object.values(params)) if (!isUuid(value)) throw notFound();
-        if (hasIdPath) request.workspaceId = params.id ?? null;
-        if (Object.keys(request.query as object).length > 0)
-          throw invalidRequest('This endpoint takes no query parameters.');
-        if (route.body && route.validateBody !== false) validateBody(route.body, request.body);
-        const op: Operator = {
-          db: services.db,
-          allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
-          requestId: request.id,
-          onAuthChange: () => services.auth.invalidate(),
-        };
-        // Validated against the route's body schema above (or judged by the handler: validateBody false).
-        const input = { params, body: route.body ? request.body : undefined } as Parameters<
-          typeof route.handler
-        >[1];
-        const result = await route.handler({ op, services }, input);
-        reply.code(route.status);
-        return result === undefined
-          ? reply.send()
-          : reply.header('content-type', 'application/json; charset=utf-8').send(result);
-      },
-    });
-  }
+  const all = Object.values(routes);
+  for (const route of all) if (route.body) register(app, services, route);
+  // A route without a body refuses one after the token is checked, like a query parameter (P114). In this
+  // scope the listener's JSON parser does not judge the body of a POST or DELETE before the token (nor refuse
+  // an empty one sent with a JSON Content-Type): a JSON body is kept as its bytes, any other left unread.
+  app.register(async (noBody) => {
+    noBody.removeAllContentTypeParsers();
+    noBody.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+      done(null, body),
+    );
+    noBody.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    for (const route of all) if (!route.body) register(noBody, services, route);
+  });
 
   // The listener's own description and the page rendering it, like /healthz without the token: they hold no
   // secret, and the page's files are the public listener's (P120).
@@ -56,4 +37,38 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
     sendReferenceFile(request, reply, request.params.file),
   );
   registerProbes(app, services);
+}
+
+function register(app: FastifyInstance, services: Services, route: AdminRouteDef): void {
+  const hasIdPath = route.url.startsWith('/workspaces/:id');
+  app.route({
+    method: route.method,
+    url: `/admin${route.url}`,
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      await authenticateOperator(services, request, reply);
+      assertSingleValuedHeaders(request.raw.rawHeaders);
+      const params = request.params as Record<string, string>;
+      for (const value of Object.values(params)) if (!isUuid(value)) throw notFound();
+      if (hasIdPath) request.workspaceId = params.id ?? null;
+      if (Object.keys(request.query as object).length > 0)
+        throw invalidRequest('This endpoint takes no query parameters.');
+      if (!route.body) assertNoBody(request.headers, request.body as Buffer | undefined);
+      else if (route.validateBody !== false) validateBody(route.body, request.body);
+      const op: Operator = {
+        db: services.db,
+        allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
+        requestId: request.id,
+        onAuthChange: () => services.auth.invalidate(),
+      };
+      // Validated against the route's body schema above (or judged by the handler: validateBody false).
+      const input = { params, body: route.body ? request.body : undefined } as Parameters<
+        typeof route.handler
+      >[1];
+      const result = await route.handler({ op, services }, input);
+      reply.code(route.status);
+      return result === undefined
+        ? reply.send()
+        : reply.header('content-type', 'application/json; charset=utf-8').send(result);
+    },
+  });
 }

@@ -31,7 +31,7 @@ export interface AdminRouteDef<
   description?: string;
   /** The status of success. */
   status: 200 | 201 | 204;
-  /** The JSON body; a route without one ignores whatever body is sent. */
+  /** The JSON body; a route without one refuses a body (P114). */
   body?: B;
   /** The handler judges the body itself (an import document, an optional `{workspace_id}`); `body` documents it. */
   validateBody?: V;

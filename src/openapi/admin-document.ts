@@ -12,6 +12,7 @@ import {
   validationFailed,
 } from '../http/errors.js';
 import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../http/headers.js';
+import { assertNoBody } from '../http/request-headers.js';
 import { rateLimitExceeded, thrownBy } from '../http/route.js';
 import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
 import { adminRoutes } from '../management/admin-routes.js';
@@ -71,9 +72,15 @@ const pathIds = (url: string) => [...url.matchAll(/:(\w+)/g)].map((match) => mat
 function adminErrors(route: AdminRouteDef): Record<number, { description: string; examples: ApiError[] }> {
   const errors: Record<number, { description: string; examples: ApiError[] }> = {
     400: {
-      description:
-        'Malformed request: a query parameter (none is taken), a body that is not JSON, or a header sent twice.',
-      examples: [thrownBy(() => validateQuery(NO_PARAMETERS, { unknown: '1' }))],
+      description: `Malformed request: ${
+        route.body
+          ? 'a query parameter (none is taken), a body that is not JSON'
+          : 'a query parameter or a request body (this operation takes neither)'
+      }, or a header sent twice.`,
+      examples: [
+        thrownBy(() => validateQuery(NO_PARAMETERS, { unknown: '1' })),
+        ...(route.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
+      ],
     },
     401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
     429: {

@@ -12,7 +12,11 @@ export interface RawResponse {
   body: string;
 }
 
-async function portOf(app: FastifyInstance): Promise<number> {
+/** An app of the service (listening on a loopback port if it is not already), or a loopback port. */
+export type RawTarget = FastifyInstance | number;
+
+async function portOf(app: RawTarget): Promise<number> {
+  if (typeof app === 'number') return app;
   if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
   return (app.server.address() as AddressInfo).port;
 }
@@ -41,8 +45,8 @@ export function parseResponses(text: string): RawResponse[] {
   return responses;
 }
 
-/** Sends `request` (a whole HTTP/1.1 message) to `app`, listening on a loopback port if it is not already. */
-export async function rawRequest(app: FastifyInstance, request: string): Promise<RawResponse> {
+/** Sends `request` (a whole HTTP/1.1 message) to `app`, and waits for the service to close the connection. */
+export async function rawRequest(app: RawTarget, request: string | Buffer): Promise<RawResponse> {
   const connection = await rawConnection(app);
   connection.write(request);
   const { closed, received } = await connection.closed(5000);
@@ -54,7 +58,7 @@ export async function rawRequest(app: FastifyInstance, request: string): Promise
 }
 
 export interface RawConnection {
-  write(text: string): void;
+  write(text: string | Buffer): void;
   /** Milliseconds since the connection was opened. */
   elapsed(): number;
   /**
@@ -65,7 +69,7 @@ export interface RawConnection {
 }
 
 /** A connection to `app` that records what it receives and when the service closes it. */
-export async function rawConnection(app: FastifyInstance): Promise<RawConnection> {
+export async function rawConnection(app: RawTarget): Promise<RawConnection> {
   const port = await portOf(app);
   const socket: Socket = connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {

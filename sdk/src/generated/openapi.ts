@@ -1581,7 +1581,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Malformed request: an unknown or invalid query parameter (named in `details.parameter`). */
+        /** @description Malformed request: an unknown or invalid query parameter (named in `details.parameter`), or a request body (none is taken). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1592,18 +1592,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "code": "invalid_request",
-                 *         "message": "Unknown query parameter: unknown.",
-                 *         "request_id": "734d11a1-54d4-414c-8e8d-4e1ada977db4",
-                 *         "details": {
-                 *           "parameter": "unknown"
-                 *         }
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };

@@ -3,6 +3,7 @@
 // SDK (and the ajv it brings) is loaded when the command runs, not at every start of the CLI.
 import { type Command, Option } from 'commander';
 import { createClient } from '../../../../sdk/src/index.js';
+import type { HttpTimeouts } from '../../../http/edge.js';
 import { isLoopback, MCP_PATH } from '../../../mcp/address.js';
 import { CliError } from '../errors.js';
 import { examples, integer } from '../options.js';
@@ -37,7 +38,8 @@ export function mcpCommand(program: Command): void {
       `
 Each tool is one GET of the API with the key: its workspace, scopes, pii:read and rate limits apply.
 With --http, a request's own "Authorization: Bearer <API key>" replaces the configured key; the
-configured key is only served on a loopback address.
+configured key is only served on a loopback address. REQUEST_TIMEOUT (30s) and KEEP_ALIVE_TIMEOUT (5s)
+apply as they do to the service.
 ${examples([
   'TPRM_API_KEY=tprm_… tprm mcp',
   'TPRM_API_KEY=tprm_… tprm mcp --http --port 8090',
@@ -58,8 +60,18 @@ ${examples([
             `Refusing to serve the configured API key on ${opts.host}: on a non-loopback address, unset ` +
               'TPRM_API_KEY (and --api-key) so that each client sends its own key.',
           );
-        const { serveHttp } = await import('../../../mcp/http.js');
+        const [{ serveHttp }, { ConfigError, httpTimeouts }] = await Promise.all([
+          import('../../../mcp/http.js'),
+          import('../../../config.js'),
+        ]);
+        let timeouts: HttpTimeouts;
+        try {
+          timeouts = httpTimeouts(process.env);
+        } catch (error) {
+          throw error instanceof ConfigError ? new CliError(error.message) : error;
+        }
         const { server, url } = await serveHttp({
+          ...timeouts,
           host: opts.host,
           port: opts.port,
           version,
@@ -72,15 +84,12 @@ ${examples([
       }
       const client = clientFor(configuredKey);
       if (!client) throw new CliError('No API key: set TPRM_API_KEY (or pass --api-key).');
-      const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+      const [{ createMcpServer }, { serveStdio }] = await Promise.all([
         import('../../../mcp/server.js'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('../../../mcp/stdio.js'),
       ]);
-      const server = createMcpServer(client, version);
-      await server.connect(new StdioServerTransport());
       // The client ends the session by closing our stdin.
-      await new Promise((resolve) => process.stdin.once('end', resolve));
-      await server.close();
+      await serveStdio(createMcpServer(client, version));
     });
 }
 
