@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type TProperties, type TSchema, Type } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
-import { checkWebhookUrl } from '../../events/address-policy.js';
+import { normalizeWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL, storeEvent } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
@@ -41,9 +41,11 @@ const readEndpoint = (q: Queryable, id: string) =>
 const withSecret = (json: string, secret: string, extra = '') =>
   `${json.slice(0, -1)},"signing_secret":${JSON.stringify(secret)}${extra}}`;
 
-function checkUrl(op: Operator, url: string): void {
-  const problem = checkWebhookUrl(url, { allowInsecure: op.allowInsecureWebhookUrls });
-  if (problem) throw validationFailed({ url: problem });
+/** The URL as stored and called (P105): normalised, or a 422 naming `url`. */
+function storedUrl(op: Operator, url: string): string {
+  const result = normalizeWebhookUrl(url, { allowInsecure: op.allowInsecureWebhookUrls });
+  if (result.problem !== undefined) throw validationFailed({ url: result.problem });
+  return result.href;
 }
 
 interface EndpointInput {
@@ -58,7 +60,7 @@ export async function createWebhookEndpoint(
   workspaceId: string,
   input: Required<Pick<EndpointInput, 'url' | 'events'>> & EndpointInput,
 ): Promise<string> {
-  checkUrl(op, input.url);
+  const url = storedUrl(op, input.url);
   const id = randomUUID();
   const secret = generateSigningSecret();
   const json = await op.db.transaction(async (tx) => {
@@ -66,7 +68,7 @@ export async function createWebhookEndpoint(
     await tx.query(
       `insert into webhook_endpoints (workspace_id, id, url, description, events, signing_secret)
        values ($1, $2, $3, $4, $5::text[], $6)`,
-      [workspaceId, id, input.url, input.description ?? null, input.events, secret],
+      [workspaceId, id, url, input.description ?? null, input.events, secret],
     );
     await recordAudit(tx, {
       ...systemActor(op, workspaceId),
@@ -82,7 +84,7 @@ export async function createWebhookEndpoint(
 }
 
 async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointInput): Promise<string> {
-  if (input.url !== undefined) checkUrl(op, input.url);
+  const url = input.url === undefined ? null : storedUrl(op, input.url);
   return op.db.transaction(async (tx) => {
     const [row] = await tx.query<{ workspace_id: string }>(
       `update webhook_endpoints set url = coalesce($2, url), events = coalesce($3::text[], events),
@@ -93,7 +95,7 @@ async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointIn
         where id = $1 returning workspace_id`,
       [
         id,
-        input.url ?? null,
+        url,
         input.events ?? null,
         'description' in input,
         input.description ?? null,
