@@ -1,8 +1,9 @@
 // The management listener: /admin (bearer ADMIN_TOKEN) from the admin route table, its OpenAPI document, and
 // the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidRequest, notFound } from '../http/errors.js';
+import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { assertSingleValuedHeaders } from '../http/request-headers.js';
+import { rateLimited } from '../http/route.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { adminDocumentText } from '../openapi/admin-document.js';
 import type { Services } from '../services.js';
@@ -12,7 +13,7 @@ import { registerProbes } from './probes.js';
 import type { AdminRouteTable } from './route.js';
 
 export function buildAdminRoutes(app: FastifyInstance, services: Services, routes: AdminRouteTable): void {
-  for (const route of Object.values(routes)) {
+  for (const [operationId, route] of Object.entries(routes)) {
     const hasIdPath = route.url.startsWith('/workspaces/:id');
     app.route({
       method: route.method,
@@ -36,7 +37,28 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
         const input = { params, body: route.body ? request.body : undefined } as Parameters<
           typeof route.handler
         >[1];
-        const result = await route.handler({ op, services }, input);
+        const budget = route.limit && {
+          key: `${operationId}:${params.id}`,
+          buckets: services.buckets[route.limit.buckets],
+        };
+        if (budget && route.limit) {
+          const decision = await services.limiter.consume(budget.key, budget.buckets);
+          if (!decision.allowed)
+            throw rateLimited(
+              request,
+              reply,
+              decision,
+              new ApiError('rate_limit_exceeded', route.limit.message),
+            );
+        }
+        let result: string | undefined;
+        try {
+          result = await route.handler({ op, services }, input);
+        } catch (error) {
+          // Refused or failed: nothing was done, so nothing is counted.
+          if (budget) await services.limiter.refund(budget.key, budget.buckets);
+          throw error;
+        }
         reply.code(route.status);
         return result === undefined
           ? reply.send()
