@@ -10,6 +10,7 @@ import {
   PDF_BUCKETS,
   type RateLimiter,
   REFERENCE_BUCKETS,
+  WEBHOOK_TEST_BUCKETS,
   WORKSPACE_BUCKETS,
 } from './http/rate-limit.js';
 import type { BucketSet, PublicServices } from './http/route.js';
@@ -57,6 +58,7 @@ export async function createServices(options: {
       pdf: PDF_BUCKETS,
       reference: REFERENCE_BUCKETS,
       adminFailures: ADMIN_FAILURE_BUCKETS,
+      webhookTests: WEBHOOK_TEST_BUCKETS,
       ...options.buckets,
     },
   };

@@ -2,7 +2,6 @@
 // management API listening on a loopback port, plus a stub server where the admin endpoint is not ours to
 // drive (lifecycle actions, the seed's handling of collections the server refuses).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -10,18 +9,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { importCollectionNames } from '../src/management/import.js';
 import { countSeedRecords, generateSeedDocument } from '../src/management/seed/index.js';
 import { SCOPES } from '../src/schema/fields.js';
 import { lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations } from '../src/storage/migrations.js';
-import { type Finished, finished } from './support/child.js';
+import { tprmRunner } from './support/cli.js';
 import { Harness } from './support/harness.js';
-
-// Compiled to dist/test/cli.test.js; the launcher lives in bin/ at the project root.
-const BIN = fileURLToPath(new URL('../../bin/tprm.js', import.meta.url));
 
 let h: Harness;
 let adminUrl: string;
@@ -36,43 +31,7 @@ before(async () => {
 });
 after(() => h.close());
 
-interface Run extends Finished {
-  // biome-ignore lint/suspicious/noExplicitAny: parsed --json output
-  json: any;
-}
-
-/** Runs `tprm args…` asynchronously (the API answers from this very process, so never spawnSync). */
-async function tprm(
-  args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; nodeArgs?: string[] } = {},
-): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of ['NODE_TEST_CONTEXT', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_URL', 'ADMIN_TOKEN'])
-    delete env[name];
-  Object.assign(env, { ADMIN_URL: adminUrl, ADMIN_TOKEN: h.adminToken }, options.env);
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
-    cwd,
-    env,
-    stdio: 'pipe',
-  });
-  child.stdin?.end(options.input ?? '');
-  const run = await finished(child);
-  let json: unknown;
-  try {
-    json = JSON.parse(run.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { ...run, json };
-}
-
-/** Runs and expects success: the failure message shows what the CLI said. */
-async function ok(args: string[], options?: Parameters<typeof tprm>[1]): Promise<Run> {
-  const run = await tprm(args, options);
-  assert.equal(run.code, 0, `tprm ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
-  return run;
-}
+const { tprm, ok } = tprmRunner(() => ({ adminUrl, adminToken: h.adminToken, cwd }));
 
 const newWorkspace = async (name = 'CLI workspace') =>
   (await ok(['workspaces', 'create', '--name', name, '--plan', 'enterprise', '--json'])).json;

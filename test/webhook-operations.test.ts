@@ -1,16 +1,24 @@
-// Webhook operations (docs/decisions.md P81-P84): test events to one endpoint, failure visibility in logs,
-// metrics and attempt durations, endpoints disabled after WEBHOOK_DISABLE_AFTER of nothing but failures, and
-// what `exhausted` means once a replay ran. A real dispatcher delivers to a real receiver on loopback; the
-// payment processor's own library verifies the test event's signature.
+// Webhook operations (docs/decisions.md P81-P84, P107-P109): test events to one endpoint, throttled and never
+// replayed, failure visibility in logs, metrics and attempt durations, endpoints disabled after
+// WEBHOOK_DISABLE_AFTER of nothing but failures (and the events raised meanwhile), and what `exhausted` means
+// once a replay ran. A real dispatcher delivers to a real receiver on loopback; the payment processor's own
+// library verifies the test event's signature.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { loadConfig } from '../src/config.js';
+import { recordEvent } from '../src/events/outbox.js';
+import {
+  createMemoryRateLimiter,
+  createRateLimiter,
+  type RateLimiter,
+  WEBHOOK_TEST_BUCKETS,
+} from '../src/http/rate-limit.js';
 import type { WebhookEvent } from '../src/schema/fields.js';
 import { contract } from './support/contract.js';
-import { assertError, Harness, type TestWorkspace } from './support/harness.js';
-import { LogCapture } from './support/logs.js';
+import { assertError, ENGINE, Harness, type TestWorkspace } from './support/harness.js';
+import { LogCapture, testLogger } from './support/logs.js';
 import { findPromtool, promtoolProblems, scrape } from './support/metrics.js';
 import { answerWith, eventually, Receiver, sleep } from './support/receiver.js';
 
@@ -20,6 +28,9 @@ const DISABLE_AFTER_MS = 3000;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const stripe = new Stripe('sk_test_unused');
 const logs = new LogCapture();
+// The limiter's clock: 20 s into a minute, so that a test knows the Retry-After of that minute's window and
+// steps to the next one; it only moves when a test moves it.
+const clock = { t: Date.parse('2030-01-01T00:00:20.000Z') };
 
 let h: Harness;
 let receiver: Receiver;
@@ -27,6 +38,8 @@ let receiver: Receiver;
 before(async () => {
   h = await Harness.start({
     logs,
+    limiter: createMemoryRateLimiter({ now: () => clock.t }),
+    buckets: { webhookTests: WEBHOOK_TEST_BUCKETS },
     env: {
       WEBHOOK_ALLOW_INSECURE_URLS: 'true',
       WEBHOOK_RETRY_DELAYS: '40ms,40ms,40ms,40ms,40ms',
@@ -190,6 +203,130 @@ describe('test events (P81)', () => {
   });
 });
 
+// The Redis tests run when TEST_REDIS_URL is set (decision P15).
+const needsRedis = { skip: process.env.TEST_REDIS_URL ? false : 'TEST_REDIS_URL is not set' };
+
+describe('test events are throttled per endpoint (P107)', () => {
+  test('5 a minute to one endpoint, then 429 in the error shape with Retry-After; other endpoints unaffected; refused requests count nothing', async () => {
+    const ws = await h.workspace();
+    const a = await endpoint(ws);
+    const b = await endpoint(ws);
+    const c = await endpoint(ws);
+    const before = await scrape(h.adminApp);
+    for (let n = 0; n < 5; n++) assert.equal((await sendTest(a.id, 'alert.created')).status, 201);
+    const refused = await sendTest(a.id, 'alert.created');
+    assertError(refused, 429, 'rate_limit_exceeded');
+    assert.match(refused.json.error.message, /test events/);
+    // The window is the clock's minute, 20 s gone.
+    assert.equal(refused.headers['retry-after'], '40');
+    // Every event type counts against the one budget.
+    assertError(await sendTest(a.id, 'report.ready'), 429, 'rate_limit_exceeded');
+    // Per endpoint: another endpoint of the workspace is not held back.
+    assert.equal((await sendTest(b.id, 'alert.created')).status, 201);
+    // Five signed requests reached the receiver, and five attempts are listed.
+    await eventually(async () => at(a.path).length === 5);
+    await sleep(200);
+    assert.equal(at(a.path).length, 5);
+    assert.equal((await attempts(ws, `&endpoint_id=${a.id}`)).length, 5);
+
+    // Requests refused otherwise send nothing and count nothing: a disabled endpoint, an unknown one, a bad
+    // body.
+    await h.adminClient.updateWebhookEndpoint({ params: { id: c.id }, body: { enabled: false } });
+    for (let n = 0; n < 6; n++) {
+      assertError(await sendTest(c.id, 'alert.created'), 409, 'conflict');
+      assertError(
+        await h.admin('POST', `/admin/webhook-endpoints/${c.id}/test`, { event_type: 'nope' }),
+        422,
+        'validation_failed',
+      );
+    }
+    await h.adminClient.updateWebhookEndpoint({ params: { id: c.id }, body: { enabled: true } });
+    for (let n = 0; n < 5; n++) assert.equal((await sendTest(c.id, 'alert.created')).status, 201);
+    assertError(await sendTest(c.id, 'alert.created'), 429, 'rate_limit_exceeded');
+    const unknown = randomUUID();
+    for (let n = 0; n < 6; n++)
+      assertError(await sendTest(unknown, 'alert.created'), 404, 'resource_not_found');
+
+    // The next minute brings a new budget.
+    clock.t += 60_000;
+    assert.equal((await sendTest(a.id, 'alert.created')).status, 201);
+    const after = await scrape(h.adminApp);
+    const bucket = { bucket: 'webhook-tests-minute' };
+    assert.equal(
+      after.value('tprm_rate_limited_total', bucket) - before.value('tprm_rate_limited_total', bucket),
+      3,
+    );
+    const audit = await h.api('GET', '/audit-logs?action=webhook_endpoint.test_sent&limit=100', {
+      key: ws.key,
+    });
+    assert.equal(audit.json.data.length, 12);
+  });
+
+  test(
+    'the budget holds across processes sharing Redis: 6 requests alternating between two listeners, 5 sent',
+    needsRedis,
+    async (t) => {
+      const limiter = (): RateLimiter =>
+        createRateLimiter({
+          redisUrl: process.env.TEST_REDIS_URL,
+          logger: testLogger(new LogCapture()),
+          now: () => clock.t,
+          // Generous: PGlite holds this event loop on a busy machine; a late answer must not look like an outage.
+          commandTimeoutMs: 1500,
+        });
+      const first = limiter();
+      const second = limiter();
+      const fleet = await Harness.start({ limiter: first, buckets: { webhookTests: WEBHOOK_TEST_BUCKETS } });
+      t.after(() => fleet.close());
+      const other = await fleet.secondInstance({ limiter: second, listener: 'admin' });
+      const ws = await fleet.workspace();
+      const created = await fleet.adminClient.createWebhookEndpoint({
+        params: { id: ws.id },
+        body: { url: 'https://hooks.example.com/tprm', events: ['alert.created'] },
+      });
+      const statuses: number[] = [];
+      for (let n = 0; n < 6; n++) {
+        const res = await (n % 2 === 0 ? fleet.adminApp : other).inject({
+          method: 'POST',
+          url: `/admin/webhook-endpoints/${created.id}/test`,
+          headers: { authorization: `Bearer ${fleet.adminToken}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({ event_type: 'alert.created' }),
+        });
+        statuses.push(res.statusCode);
+      }
+      assert.deepEqual(statuses, [201, 201, 201, 201, 201, 429]);
+      assert.deepEqual([first.mode, second.mode], ['redis', 'redis']);
+    },
+  );
+});
+
+describe('test deliveries are never replayed (P109)', () => {
+  test("replaying a test event's attempt is a 409 test_delivery; an endpoint replay leaves test events out", async () => {
+    const ws = await h.workspace();
+    const target = await endpoint(ws);
+    receiver.answerAt(target.path, answerWith(500));
+    const from = new Date(Date.now() - 1000).toISOString();
+    const sent = await sendTest(target.id, 'alert.created');
+    assert.equal(sent.status, 201);
+    await raiseAlert(ws);
+    await eventually(async () => (await attempts(ws, '&status=exhausted')).length === 2);
+    const refused = await h.admin('POST', `/admin/webhook-deliveries/${sent.json.id}/replay`, {});
+    assertError(refused, 409, 'conflict');
+    assert.equal(refused.json.error.details.reason, 'test_delivery');
+    // The failed real event is replayed, the failed test event is not.
+    const range = await h.admin('POST', `/admin/webhook-endpoints/${target.id}/replay`, { from });
+    assert.equal(range.status, 200, range.body);
+    assert.equal(range.json.replayed, 1);
+    assert.equal(range.json.data[0].test, false);
+    assert.notEqual(range.json.data[0].event_id, sent.json.event_id);
+    // The receiver saw the test event once: 1 test, 6 attempts of the real event and its replay.
+    await eventually(async () => at(target.path).length === 8);
+    await sleep(200);
+    assert.equal(at(target.path).filter((r) => r.json.event_id === sent.json.event_id).length, 1);
+    assert.equal((await attempts(ws)).filter((row) => row.test).length, 1);
+  });
+});
+
 describe('failure visibility (P82)', () => {
   test('a warn line per failed attempt and an error line on exhausted: ids, attempt, status or class, never the URL', async () => {
     const ws = await h.workspace();
@@ -344,6 +481,55 @@ describe('auto-disable (P83)', () => {
     const after = await getEndpoint(target.id);
     assert.equal(after.enabled, true);
     assert.equal(after.failing_since, null);
+  });
+
+  test('events raised while an endpoint is being disabled: their attempts wait with its others, counted as paused, none is sent; all go out once it is enabled again (P108)', async () => {
+    const ws = await h.workspace();
+    const target = await endpoint(ws);
+    receiver.answerAt(target.path, answerWith(500));
+    // Failing for longer than WEBHOOK_DISABLE_AFTER already: its next failure disables it.
+    await h.db.query(`update webhook_endpoints set failing_since = now() - interval '1 hour' where id = $1`, [
+      target.id,
+    ]);
+    const disable = async () => {
+      await raiseAlert(ws, 'disabling');
+      await eventually(async () => !(await getEndpoint(target.id)).enabled);
+    };
+    const raced: string[] = [];
+    if (ENGINE === 'postgres') {
+      // An event whose fan-out reads the endpoint enabled, in a transaction that commits only after the
+      // dispatcher has disabled it. (The embedded store runs one transaction at a time: there no event can be
+      // raised while the endpoint is being disabled.)
+      await h.db.transaction(async (tx) => {
+        const data = { alert_id: randomUUID(), scope: 'org', supplier_id: null, severity: 'low' };
+        raced.push(await recordEvent(tx, ws.id, 'alert.created', data));
+        await disable();
+      });
+    } else await disable();
+    // Waiting: the retry that the disabling failure scheduled, and the raced event's attempt.
+    const waiting = await attempts(ws, '&status=pending');
+    assert.equal(waiting.length, 1 + raced.length);
+    for (const id of raced) assert.ok(waiting.some((row) => row.event_id === id && row.attempt === 1));
+    // An event raised once it is disabled gets no attempt, and nothing is sent.
+    const rows = (await attempts(ws)).length;
+    const sent = at(target.path).length;
+    await raiseAlert(ws, 'after');
+    await sleep(200);
+    assert.equal((await attempts(ws)).length, rows);
+    assert.equal(at(target.path).length, sent);
+    // The queue gauge counts them as paused: waiting for the endpoint, not late.
+    await eventually(
+      async () =>
+        (await scrape(h.adminApp)).value('tprm_webhook_queue_depth', { state: 'paused' }) >= waiting.length,
+    );
+    // Enabled again with the receiver fixed: every waiting attempt goes out.
+    receiver.answerAt(target.path, answerWith(200, 'ok'));
+    await h.adminClient.updateWebhookEndpoint({ params: { id: target.id }, body: { enabled: true } });
+    await eventually(async () => (await attempts(ws, '&status=delivered')).length === waiting.length);
+    assert.deepEqual(
+      (await attempts(ws, '&status=delivered')).map((row) => row.event_id).sort(),
+      waiting.map((row) => row.event_id).sort(),
+    );
   });
 
   test('WEBHOOK_DISABLE_AFTER: 5 days by default, in any duration unit, 0 never disables', () => {

@@ -557,6 +557,102 @@ describe('endpoint lifecycle', () => {
   });
 });
 
+// The characters a URL parser strips or a terminal obeys: CR, LF, TAB, ESC, BEL, NUL, DEL and C1 controls
+// (CSI, NEL).
+const CONTROLS = ['\r', '\n', '\t', '\u001b', '\u0007', '\u0000', '\u007f', '\u009b', '\u0085'];
+
+describe('endpoint URL and description: no control characters, the URL stored as called (P105)', () => {
+  test('a control character in url or description is a 422 naming the field, on registration and on change; nothing is stored', async () => {
+    const ws = await h.workspace();
+    const hook = await endpoint(ws);
+    const stored = await h.adminClient.getWebhookEndpoint({ params: { id: hook.id } });
+    const register = (body: Record<string, unknown>) =>
+      h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, { events: ['alert.created'], ...body });
+    const change = (body: Record<string, unknown>) =>
+      h.admin('PATCH', `/admin/webhook-endpoints/${hook.id}`, body);
+    for (const ch of CONTROLS) {
+      const label = JSON.stringify(ch);
+      // In the middle, where the parser would drop a tab or a line break, and at the end, where it trims.
+      for (const url of [receiver.url(`/a${ch}b`), `${receiver.url('/a')}${ch}`]) {
+        for (const res of [await register({ url }), await change({ url })]) {
+          assertError(res, 422, 'validation_failed');
+          assert.deepEqual(Object.keys(res.json.error.details.fields), ['url'], label);
+          assert.match(res.json.error.details.fields.url, /control characters|NUL/, label);
+        }
+      }
+      const description = `SIEM${ch}\u001b[2J fake line`;
+      for (const res of [
+        await register({ url: receiver.url(), description }),
+        await change({ description }),
+      ]) {
+        assertError(res, 422, 'validation_failed');
+        assert.deepEqual(Object.keys(res.json.error.details.fields), ['description'], label);
+        assert.match(res.json.error.details.fields.description, /control characters|NUL/, label);
+      }
+    }
+    // Both fields at once: both named.
+    const both = await register({ url: receiver.url('/x\ty'), description: 'a\rb' });
+    assert.deepEqual(Object.keys(both.json.error.details.fields).sort(), ['description', 'url']);
+    assert.deepEqual(await h.adminClient.getWebhookEndpoint({ params: { id: hook.id } }), stored);
+    assert.equal((await h.adminClient.listWebhookEndpoints({ params: { id: ws.id } })).data.length, 1);
+  });
+
+  test('the URL is stored in its normalised form, the one the dispatcher calls; a fragment is refused', async () => {
+    const ws = await h.workspace();
+    const origin = new URL(receiver.url()).origin;
+    const id = randomUUID();
+    // Upper-case scheme, dot segments, a space in the path and in the query.
+    const created = await h.adminClient.createWebhookEndpoint({
+      params: { id: ws.id },
+      body: {
+        url: `HTTP://${origin.slice('http://'.length)}/./x/../${id} a?q=b c`,
+        events: ['alert.created'],
+      },
+    });
+    assert.equal(created.url, `${origin}/${id}%20a?q=b%20c`);
+    assert.equal((await h.adminClient.getWebhookEndpoint({ params: { id: created.id } })).url, created.url);
+    const listed = await h.api('GET', '/webhook-endpoints', { key: ws.key });
+    assert.equal(listed.json.data[0].url, created.url);
+    await raiseAlert(ws);
+    const [request] = await eventually(async () => {
+      const hits = receiver.received.filter((r) => r.path.startsWith(`/${id}`));
+      return hits.length > 0 ? hits : null;
+    });
+    // What is called is exactly what is stored.
+    assert.equal(`${origin}${request?.path}`, created.url);
+
+    const changed = await h.adminClient.updateWebhookEndpoint({
+      params: { id: created.id },
+      body: { url: `${origin}/a/b/../${id}` },
+    });
+    assert.equal(changed.url, `${origin}/a/${id}`);
+    for (const url of [`${origin}/x#frag`, `${origin}/x#`]) {
+      const res = await h.admin('PATCH', `/admin/webhook-endpoints/${created.id}`, { url });
+      assertError(res, 422, 'validation_failed');
+      assert.match(res.json.error.details.fields.url, /fragment/, url);
+    }
+  });
+
+  test('a URL stored with a control character before registration refused them is never called: each attempt is blocked', async () => {
+    const ws = await h.workspace();
+    const path = `/${randomUUID()}`;
+    const hook = await endpoint(ws, { path });
+    // The parser would drop the tab and call `path`: the URL shown would not be the URL called.
+    await h.db.query('update webhook_endpoints set url = $2 where id = $1', [
+      hook.id,
+      receiver.url(`${path.slice(0, 5)}\t${path.slice(5)}`),
+    ]);
+    await raiseAlert(ws);
+    const [row] = await eventually(async () => {
+      const rows = await attempts(ws, '&status=failed');
+      return rows.length > 0 ? rows : null;
+    });
+    assert.match(String(row?.error), /^blocked: URL must not contain control characters/);
+    assert.equal(row?.response_status, null);
+    assert.equal(at(path).length, 0);
+  });
+});
+
 describe('operations: replay and secret rotation', () => {
   test('replaying one delivery sends a new attempt with the original event_id and body', async () => {
     const ws = await h.workspace();

@@ -4,6 +4,10 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { CONTROLS_REFUSED, hasControlCharacter } from '../schema/fields.js';
+
+/** The longest webhook URL registered, in its stored (normalised) form. */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 const V4_BLOCKED: ReadonlyArray<[string, number]> = [
   ['0.0.0.0', 8], // "this network", unspecified
@@ -84,6 +88,9 @@ export function isForbiddenAddress(ip: string): boolean {
  * known at connect time: see guardedLookup.
  */
 export function checkWebhookUrl(url: string, opts: { allowInsecure: boolean }): string | null {
+  // The URL parser drops tabs and line breaks anywhere and other controls at either end: what it would call
+  // is not what was written (checked at each send too, for URLs stored before registration refused them).
+  if (hasControlCharacter(url)) return `URL ${CONTROLS_REFUSED}`;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -105,6 +112,26 @@ export function checkWebhookUrl(url: string, opts: { allowInsecure: boolean }): 
   const name = host.replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return 'URL host must not be localhost';
   return null;
+}
+
+/**
+ * The form in which a webhook URL is stored, shown and called: its WHATWG serialisation (`new URL(url).href`,
+ * which parses back to itself, so the sender requests exactly the stored string), or why it cannot be
+ * registered: checkWebhookUrl's reasons, a fragment (never sent in a request), or a normalised form longer
+ * than WEBHOOK_URL_MAX_LENGTH.
+ */
+export function normalizeWebhookUrl(
+  url: string,
+  opts: { allowInsecure: boolean },
+): { href: string; problem?: undefined } | { problem: string } {
+  const problem = checkWebhookUrl(url, opts);
+  if (problem) return { problem };
+  const { href } = new URL(url);
+  // Only a fragment puts a `#` in the serialisation of an http(s) URL (elsewhere it is percent-encoded).
+  if (href.includes('#')) return { problem: 'URL must not contain a fragment (#…): it is never sent' };
+  if (href.length > WEBHOOK_URL_MAX_LENGTH)
+    return { problem: `URL must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once normalised` };
+  return { href };
 }
 
 type LookupCallback = Parameters<LookupFunction>[2];

@@ -127,10 +127,15 @@ const SUPERSEDE_EXHAUSTED = `
      and p.event_id = done.event_id and p.attempt < done.attempt and p.status = 'exhausted'`;
 
 const QUEUE_DEPTH_INTERVAL_MS = 5_000;
+/** The states of the queue gauge: a pending attempt of a disabled endpoint waits for it, it is not late (P108). */
+const QUEUE_STATES = ['due', 'scheduled', 'paused', 'delivering'] as const;
 const QUEUE_DEPTH_SQL = `
-  select case when status = 'delivering' then 'delivering'
-              when attempted_at <= now() then 'due' else 'scheduled' end as state, count(*)::int as n
-    from webhook_deliveries where status in ('pending', 'delivering') group by 1`;
+  select case when d.status = 'delivering' then 'delivering'
+              when not e.enabled then 'paused'
+              when d.attempted_at <= now() then 'due' else 'scheduled' end as state, count(*)::int as n
+    from webhook_deliveries d
+    left join webhook_endpoints e on e.workspace_id = d.workspace_id and e.id = d.endpoint_id
+   where d.status in ('pending', 'delivering') group by 1`;
 
 /**
  * 2xx outcomes recorded together: those that finish within a few milliseconds of each other share one
@@ -414,7 +419,7 @@ export class Dispatcher {
     if (!gauge) return;
     try {
       const rows = await this.db.query<{ state: string; n: number }>(QUEUE_DEPTH_SQL);
-      for (const state of ['due', 'scheduled', 'delivering']) {
+      for (const state of QUEUE_STATES) {
         gauge.set({ state }, rows.find((row) => row.state === state)?.n ?? 0);
       }
     } catch {

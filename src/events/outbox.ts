@@ -54,6 +54,9 @@ export async function recordEvent(
   data: Record<string, unknown>,
 ): Promise<string> {
   const { id, occurredAt } = await storeEvent(tx, workspaceId, type, data);
+  // The endpoints are read, not locked: one disabled by a transaction that commits after this statement read
+  // it still gets the attempt, which waits with its others until it is enabled again (P108). A lock would
+  // make every write wait on the dispatcher's failures, and could deadlock with the audit entries both write.
   await tx.query(
     `with attempts as (
        insert into webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at)

@@ -150,7 +150,7 @@ export function createMetrics(): Metrics {
     }),
     webhookQueue: new Gauge({
       name: 'tprm_webhook_queue_depth',
-      help: 'Delivery attempts of the whole fleet by state: due (pending, due now), scheduled (pending, due later), delivering. Reported by workers.',
+      help: 'Delivery attempts of the whole fleet by state: due (pending, due now), scheduled (pending, due later), paused (pending, its endpoint disabled), delivering. Reported by workers.',
       labelNames: ['state'],
       registers,
     }),

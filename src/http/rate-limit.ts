@@ -90,6 +90,12 @@ export const ADMIN_FAILURE_BUCKETS: readonly Bucket[] = Object.freeze([
   { name: 'admin-failures-minute', limit: 10, windowMs: MINUTE },
 ]);
 
+/** Test events sent to one webhook endpoint (P107): a handful a minute to check a receiver, not a flood of
+ * signed requests. */
+export const WEBHOOK_TEST_BUCKETS: readonly Bucket[] = Object.freeze([
+  { name: 'webhook-tests-minute', limit: 5, windowMs: MINUTE },
+]);
+
 // Windows are aligned to the clock, so every instance agrees on them without coordination.
 const windowIndex = (b: Bucket, nowMs: number): number => Math.floor(nowMs / b.windowMs);
 const resetAt = (b: Bucket, nowMs: number): number => (windowIndex(b, nowMs) + 1) * b.windowMs;

@@ -34,7 +34,7 @@ export interface PublicServices {
 }
 
 /** The named sets of rate-limit buckets (rate-limit.ts has the production values). */
-export type BucketSet = 'workspace' | 'address' | 'pdf' | 'reference' | 'adminFailures';
+export type BucketSet = 'workspace' | 'address' | 'pdf' | 'reference' | 'adminFailures' | 'webhookTests';
 
 /**
  * What a handler works with. Tenant data only through `tenant`, bound to the key's workspace (and, for writes,
@@ -175,10 +175,15 @@ export const rateLimitExceeded = () =>
   new ApiError('rate_limit_exceeded', 'Too many requests. Retry after the number of seconds in Retry-After.');
 
 /** The 429 of a spent budget, with its Retry-After; `decision` is kept for the request's log and metrics. */
-export function rateLimited(request: FastifyRequest, reply: FastifyReply, decision: RateDecision): ApiError {
+export function rateLimited(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  decision: RateDecision,
+  error = rateLimitExceeded(),
+): ApiError {
   request.rateDecision = decision;
   reply.header('retry-after', String(decision.retryAfterSeconds ?? 1));
-  return rateLimitExceeded();
+  return error;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type addFormatsModule from 'ajv-formats';
 import type { fullFormats as FullFormats } from 'ajv-formats/dist/formats.js';
 import { type Static, type TSchema, Type } from 'typebox';
+import { CONTROLS_REFUSED, WITHOUT_CONTROLS } from '../schema/fields.js';
 import { invalidRequest, validationFailed } from './errors.js';
 
 const STRICT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -150,6 +151,9 @@ function problemOf(error: ErrorObject): Problem {
       return { at, message: 'has an invalid value', plural: 'have an invalid value' };
     case 'type':
       return { at, ...typeMessages(String(error.params.type)) };
+    case 'pattern':
+      if (error.params.pattern === WITHOUT_CONTROLS) return { at, message: CONTROLS_REFUSED };
+      return { at, message: error.message ?? 'is invalid' };
     default:
       return { at, message: error.message ?? 'is invalid' };
   }

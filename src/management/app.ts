@@ -1,8 +1,9 @@
 // The management listener: /admin (bearer ADMIN_TOKEN) from the admin route table, its OpenAPI document and
 // reference page, and the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidRequest, notFound } from '../http/errors.js';
+import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { assertNoBody, assertSingleValuedHeaders } from '../http/request-headers.js';
+import { rateLimited } from '../http/route.js';
 import { isUuid, validateBody } from '../http/validation.js';
 import { adminDocumentText } from '../openapi/admin-document.js';
 import { sendReferenceFile, sendReferencePage } from '../openapi/reference.js';
@@ -13,8 +14,8 @@ import { registerProbes } from './probes.js';
 import type { AdminRouteDef, AdminRouteTable } from './route.js';
 
 export function buildAdminRoutes(app: FastifyInstance, services: Services, routes: AdminRouteTable): void {
-  const all = Object.values(routes);
-  for (const route of all) if (route.body) register(app, services, route);
+  const all = Object.entries(routes);
+  for (const [operationId, route] of all) if (route.body) register(app, services, operationId, route);
   // A route without a body refuses one after the token is checked, like a query parameter (P114). In this
   // scope the listener's JSON parser does not judge the body of a POST or DELETE before the token (nor refuse
   // an empty one sent with a JSON Content-Type): a JSON body is kept as its bytes, any other left unread.
@@ -24,7 +25,7 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
       done(null, body),
     );
     noBody.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    for (const route of all) if (!route.body) register(noBody, services, route);
+    for (const [operationId, route] of all) if (!route.body) register(noBody, services, operationId, route);
   });
 
   // The listener's own description and the page rendering it, like /healthz without the token: they hold no
@@ -39,7 +40,7 @@ export function buildAdminRoutes(app: FastifyInstance, services: Services, route
   registerProbes(app, services);
 }
 
-function register(app: FastifyInstance, services: Services, route: AdminRouteDef): void {
+function register(app: FastifyInstance, services: Services, operationId: string, route: AdminRouteDef): void {
   const hasIdPath = route.url.startsWith('/workspaces/:id');
   app.route({
     method: route.method,
@@ -64,7 +65,28 @@ function register(app: FastifyInstance, services: Services, route: AdminRouteDef
       const input = { params, body: route.body ? request.body : undefined } as Parameters<
         typeof route.handler
       >[1];
-      const result = await route.handler({ op, services }, input);
+      const budget = route.limit && {
+        key: `${operationId}:${params.id}`,
+        buckets: services.buckets[route.limit.buckets],
+      };
+      if (budget && route.limit) {
+        const decision = await services.limiter.consume(budget.key, budget.buckets);
+        if (!decision.allowed)
+          throw rateLimited(
+            request,
+            reply,
+            decision,
+            new ApiError('rate_limit_exceeded', route.limit.message),
+          );
+      }
+      let result: string | undefined;
+      try {
+        result = await route.handler({ op, services }, input);
+      } catch (error) {
+        // Refused or failed: nothing was done, so nothing is counted.
+        if (budget) await services.limiter.refund(budget.key, budget.buckets);
+        throw error;
+      }
       reply.code(route.status);
       return result === undefined
         ? reply.send()

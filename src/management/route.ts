@@ -3,7 +3,7 @@
 // and of the typed admin client that the CLI and the tests call (management/client.ts). The key of a route in
 // its table is its operationId and the client's method name.
 import type { Static, TSchema } from 'typebox';
-import type { PathParams } from '../http/route.js';
+import type { BucketSet, PathParams } from '../http/route.js';
 import type { Services } from '../services.js';
 import type { Operator } from './operations.js';
 
@@ -37,6 +37,12 @@ export interface AdminRouteDef<
   validateBody?: V;
   /** The JSON of a success; none for 204. */
   response?: R;
+  /**
+   * A budget of the route's own per path `id`, in the limiter every process shares: past it, `429
+   * rate_limit_exceeded` with `message` and `Retry-After`. Counted once the body is valid; a request the
+   * handler refuses or fails gives its count back, so only the actions carried out are counted.
+   */
+  limit?: { buckets: BucketSet; message: string; description: string };
   /** Statuses the handler itself may answer (404 of a path id, 409, 422 …), for the document. */
   errors?: readonly (400 | 404 | 409 | 422)[];
   handler(

@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import {
-  type ApiError,
+  ApiError,
   ErrorSchema,
   internalError,
   invalidRequest,
@@ -91,6 +91,11 @@ function adminErrors(route: AdminRouteDef): Record<number, { description: string
     },
     500: { description: 'Failure on the service side: retry later.', examples: [internalError()] },
   };
+  if (route.limit)
+    errors[429] = {
+      description: `${route.limit.description} ${errors[429]?.description}`,
+      examples: [new ApiError('rate_limit_exceeded', route.limit.message), ...(errors[429]?.examples ?? [])],
+    };
   const declared = new Set(route.errors ?? []);
   if (declared.has(400) && route.validateBody === false)
     errors[400]?.examples.push(invalidRequest('The request body must be a JSON object.'));

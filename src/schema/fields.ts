@@ -24,6 +24,17 @@ export function Nullable<S extends TSchema>(schema: S) {
 
 export const FreeObject = Type.Record(Type.String(), Type.Unknown());
 
+// C0 controls, DEL and C1 controls (U+0000-U+001F, U+007F-U+009F): characters that a terminal, a log viewer or
+// a URL parser acts on (moves the cursor, strips, ends a line) rather than shows.
+const CONTROL_RANGES = '\\u0000-\\u001f\\u007f-\\u009f';
+const CONTROL_CHARACTER = new RegExp(`[${CONTROL_RANGES}]`);
+export const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
+/** Every control character, for `replace`. */
+export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
+/** The JSON Schema `pattern` of a string without control characters; validation says it in words. */
+export const WITHOUT_CONTROLS = `^[^${CONTROL_RANGES}]*$`;
+export const CONTROLS_REFUSED = 'must not contain control characters (U+0000 to U+001F, U+007F to U+009F)';
+
 /** The top-level `currency` of the responses listed in risk-data-api.md "Conventions". */
 export const Currency = Type.Unsafe<'USD'>({
   type: 'string',

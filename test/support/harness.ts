@@ -116,6 +116,7 @@ export class Harness {
         pdf: GENEROUS_BUCKETS,
         reference: GENEROUS_BUCKETS,
         adminFailures: GENEROUS_BUCKETS,
+        webhookTests: GENEROUS_BUCKETS,
         ...options.buckets,
       },
       authCacheTtlMs: options.authCacheTtlMs,
@@ -132,9 +133,12 @@ export class Harness {
   /**
    * Another API instance on the same database, with its own key cache and limiter (its own memory limiter
    * unless told otherwise, e.g. a Redis limiter shared with the first): what a second process of a fleet would
-   * be. Closed with the harness, its limiter included.
+   * be. Its public listener, or its management listener with `listener: 'admin'`. Closed with the harness,
+   * its limiter included.
    */
-  async secondInstance(options: { limiter?: RateLimiter } = {}): Promise<FastifyInstance> {
+  async secondInstance(
+    options: { limiter?: RateLimiter; listener?: 'public' | 'admin' } = {},
+  ): Promise<FastifyInstance> {
     const limiter = options.limiter ?? createMemoryRateLimiter();
     this.extraLimiters.push(limiter);
     const services = await createServices({
@@ -146,8 +150,9 @@ export class Harness {
       metrics: createMetrics(),
       buckets: this.services.buckets,
     });
-    const app = buildPublicApp(services);
-    contract().watch(app);
+    const admin = options.listener === 'admin';
+    const app = admin ? buildAdminApp(services) : buildPublicApp(services);
+    (admin ? adminContract() : contract()).watch(app);
     await app.ready();
     this.extraApps.push(app);
     return app;

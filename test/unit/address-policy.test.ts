@@ -4,7 +4,12 @@ import dns from 'node:dns/promises';
 import http from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { checkWebhookUrl, guardedLookup, isForbiddenAddress } from '../../src/events/address-policy.js';
+import {
+  checkWebhookUrl,
+  guardedLookup,
+  isForbiddenAddress,
+  normalizeWebhookUrl,
+} from '../../src/events/address-policy.js';
 
 const FORBIDDEN = [
   // IPv4
@@ -191,6 +196,57 @@ describe('checkWebhookUrl', () => {
   it('allows http and loopback when insecure targets are allowed', () => {
     assert.equal(checkWebhookUrl('http://127.0.0.1:3000/hook', insecure), null);
     assert.equal(checkWebhookUrl('http://localhost:3000/hook', insecure), null);
+  });
+});
+
+describe('normalizeWebhookUrl (P105)', () => {
+  const strict = { allowInsecure: false };
+
+  it('refuses control characters anywhere, even those the URL parser would silently drop or trim', () => {
+    for (const ch of ['\t', '\n', '\r', '\u0000', '\u001b', '\u0007', '\u007f', '\u0085', '\u009b']) {
+      for (const url of [
+        `https://exa${ch}mple.com/`,
+        `https://example.com/a${ch}b`,
+        `${ch}https://example.com/`,
+      ]) {
+        const result = normalizeWebhookUrl(url, strict);
+        assert.match(result.problem ?? '', /control characters/, JSON.stringify(url));
+        // checkWebhookUrl, which the sender runs before each attempt, says the same.
+        assert.equal(checkWebhookUrl(url, strict), result.problem);
+      }
+    }
+  });
+
+  it('answers the WHATWG serialisation, which parses back to itself', () => {
+    for (const [url, href] of [
+      ['https://Hooks.Example.COM', 'https://hooks.example.com/'],
+      ['HTTPS://hooks.example.com:443/a/./b/../c', 'https://hooks.example.com/a/c'],
+      ['https://hooks.example.com/a b?q=x y', 'https://hooks.example.com/a%20b?q=x%20y'],
+      ['https:\\\\hooks.example.com\\tprm', 'https://hooks.example.com/tprm'],
+      ['  https://hooks.example.com/x  ', 'https://hooks.example.com/x'],
+      ['https://bücher.example/hook', 'https://xn--bcher-kva.example/hook'],
+      ['https://hooks.example.com/x?', 'https://hooks.example.com/x?'],
+    ]) {
+      const result = normalizeWebhookUrl(url as string, strict);
+      assert.equal(result.problem, undefined, url);
+      assert.equal(result.href, href, url);
+      assert.equal(new URL(href as string).href, href);
+    }
+  });
+
+  it('refuses a fragment, which is never sent, and a normalised form over 2048 characters', () => {
+    for (const url of ['https://example.com/#', 'https://example.com/x#f', 'https://example.com/?q#'])
+      assert.match(normalizeWebhookUrl(url, strict).problem ?? '', /fragment/, url);
+    // 1000 spaces are 3000 characters once percent-encoded.
+    const long = `https://example.com/${' '.repeat(1000)}x`;
+    assert.ok(long.length <= 2048);
+    assert.match(normalizeWebhookUrl(long, strict).problem ?? '', /2048 characters once normalised/);
+  });
+
+  it("keeps checkWebhookUrl's refusals", () => {
+    assert.match(normalizeWebhookUrl('http://example.com/', strict).problem ?? '', /https:\/\//);
+    assert.match(normalizeWebhookUrl('https://u:p@example.com/', strict).problem ?? '', /user name/);
+    assert.match(normalizeWebhookUrl('https://127.1/', strict).problem ?? '', /loopback/);
   });
 });
 

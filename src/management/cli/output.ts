@@ -1,6 +1,22 @@
 // What commands print: a table or a field/value record for people, the API's JSON with --json. Secrets the
 // API returns once are shown with a warning that goes to stderr under --json, so stdout stays parseable.
-import { SCOPES } from '../../schema/fields.js';
+// Nothing from the server reaches the terminal with a control character in it (P106).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+import { CONTROL_CHARACTERS, SCOPES } from '../../schema/fields.js';
+
+/**
+ * `text` with each control character (C0, DEL, C1) written out as an escape that shows it: `\x1b`, or in JSON
+ * `\u001b`, which JSON reads back as the same character. Data from the server can then never move the
+ * cursor, recolour, retitle or clear the operator's terminal, nor fake a line. `keep` lists the characters
+ * left as they are: the line breaks of the output's own layout.
+ */
+export function escapeControls(text: string, options: { json?: boolean; keep?: string } = {}): string {
+  return text.replace(CONTROL_CHARACTERS, (ch) => {
+    if (options.keep?.includes(ch)) return ch;
+    const hex = (ch.codePointAt(0) as number).toString(16);
+    return options.json ? `\\u${hex.padStart(4, '0')}` : `\\x${hex.padStart(2, '0')}`;
+  });
+}
 
 /** The output mode of a command. */
 export interface Output {
@@ -33,7 +49,8 @@ function cellText(value: unknown, max: number): string {
     text = value.length === 0 ? '-' : value.join(', ');
   else if (typeof value === 'object') text = JSON.stringify(value);
   else text = String(value);
-  text = text.replace(/\s*\n\s*/g, ' ');
+  // A multi-line text (a note, an alert's body) reads on one line; any other control is shown, not obeyed.
+  text = escapeControls(text.replace(/(?:[ \t]*\r?\n)+[ \t]*/g, ' '));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -71,10 +88,18 @@ export const record = (object: object): string =>
     { header: false, max: 100 },
   );
 
-/** Prints `value` as JSON with --json, else what `human` renders from it. */
+/** Prints `value` as JSON with --json, else what `human` renders from it (its own line breaks kept). */
 export function print(out: Output, value: unknown, human: () => string): void {
-  process.stdout.write(`${out.json ? JSON.stringify(value, null, 2) : human()}\n`);
+  const text = out.json ? jsonText(value, 2) : escapeControls(human(), { keep: '\n' });
+  process.stdout.write(`${text}\n`);
 }
+
+/**
+ * JSON for a terminal: JSON.stringify escapes C0 controls but writes DEL and C1 controls (U+009B is a CSI to
+ * some terminals) as they are. The value read back is the same.
+ */
+export const jsonText = (value: unknown, indent?: number): string =>
+  escapeControls(JSON.stringify(value, null, indent), { json: true, keep: '\n' });
 
 /** A secret the API returns once (API key secret, endpoint signing secret): shown with a warning. The JSON
  * output carries it in the response itself; the warning then goes to stderr so stdout stays parseable. */
@@ -92,7 +117,12 @@ export function printWithSecret<T extends object>(
     process.stderr.write(`warning: ${warning}\n`);
     return;
   }
-  print(out, value, () => `${record(rest)}\n\n${what} (${secretField}):\n  ${secret}\n\nwarning: ${warning}`);
+  print(
+    out,
+    value,
+    () =>
+      `${record(rest)}\n\n${what} (${secretField}):\n  ${escapeControls(String(secret))}\n\nwarning: ${warning}`,
+  );
 }
 
 interface KeyFields {

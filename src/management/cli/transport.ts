@@ -67,11 +67,15 @@ async function answer(base: string, response: Response): Promise<unknown> {
   }
   if (response.ok) return parsed;
   const error = (parsed as { error?: Json } | undefined)?.error;
-  throw new ApiCallError(
+  const failure = new ApiCallError(
     response.status,
     typeof error?.code === 'string' ? error.code : 'unknown_error',
     typeof error?.message === 'string' ? error.message : `HTTP ${response.status}: ${text.slice(0, 200)}`,
     error?.details as Json | undefined,
     typeof error?.request_id === 'string' ? error.request_id : undefined,
   );
+  // A 429 says when to retry in a header, which the person at the terminal does not see otherwise.
+  const retryAfter = response.headers.get('retry-after');
+  if (response.status === 429 && retryAfter) failure.notes.push(`retry after ${retryAfter} seconds`);
+  throw failure;
 }

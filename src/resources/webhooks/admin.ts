@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { type TProperties, type TSchema, Type } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
-import { checkWebhookUrl } from '../../events/address-policy.js';
+import { normalizeWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL, storeEvent } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { type Bucket, WEBHOOK_TEST_BUCKETS } from '../../http/rate-limit.js';
 import { dataList, type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';
 import { listOf } from '../../management/schemas.js';
@@ -28,6 +29,7 @@ import {
 } from './schema.js';
 
 const endpointJson = WebhookEndpoint.json('t', { pii: true });
+const TEST_EVENTS_PER_MINUTE = (WEBHOOK_TEST_BUCKETS[0] as Bucket).limit;
 const deliveryJson = WebhookDelivery.json('t', { pii: true });
 const DEFAULT_OVERLAP_MS = 24 * 3_600_000;
 const MAX_OVERLAP_MS = 7 * 24 * 3_600_000;
@@ -41,9 +43,11 @@ const readEndpoint = (q: Queryable, id: string) =>
 const withSecret = (json: string, secret: string, extra = '') =>
   `${json.slice(0, -1)},"signing_secret":${JSON.stringify(secret)}${extra}}`;
 
-function checkUrl(op: Operator, url: string): void {
-  const problem = checkWebhookUrl(url, { allowInsecure: op.allowInsecureWebhookUrls });
-  if (problem) throw validationFailed({ url: problem });
+/** The URL as stored and called (P105): normalised, or a 422 naming `url`. */
+function storedUrl(op: Operator, url: string): string {
+  const result = normalizeWebhookUrl(url, { allowInsecure: op.allowInsecureWebhookUrls });
+  if (result.problem !== undefined) throw validationFailed({ url: result.problem });
+  return result.href;
 }
 
 interface EndpointInput {
@@ -58,7 +62,7 @@ export async function createWebhookEndpoint(
   workspaceId: string,
   input: Required<Pick<EndpointInput, 'url' | 'events'>> & EndpointInput,
 ): Promise<string> {
-  checkUrl(op, input.url);
+  const url = storedUrl(op, input.url);
   const id = randomUUID();
   const secret = generateSigningSecret();
   const json = await op.db.transaction(async (tx) => {
@@ -66,7 +70,7 @@ export async function createWebhookEndpoint(
     await tx.query(
       `insert into webhook_endpoints (workspace_id, id, url, description, events, signing_secret)
        values ($1, $2, $3, $4, $5::text[], $6)`,
-      [workspaceId, id, input.url, input.description ?? null, input.events, secret],
+      [workspaceId, id, url, input.description ?? null, input.events, secret],
     );
     await recordAudit(tx, {
       ...systemActor(op, workspaceId),
@@ -82,7 +86,7 @@ export async function createWebhookEndpoint(
 }
 
 async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointInput): Promise<string> {
-  if (input.url !== undefined) checkUrl(op, input.url);
+  const url = input.url === undefined ? null : storedUrl(op, input.url);
   return op.db.transaction(async (tx) => {
     // Re-enabling starts afresh: the failures before the pause do not count towards disabling (P83).
     const [row] = await tx.query<{ workspace_id: string }>(
@@ -93,7 +97,7 @@ async function updateWebhookEndpoint(op: Operator, id: string, input: EndpointIn
         where id = $1 returning workspace_id`,
       [
         id,
-        input.url ?? null,
+        url,
         input.events ?? null,
         'description' in input,
         input.description ?? null,
@@ -205,11 +209,24 @@ async function sendableEndpoint(tx: Queryable, endpointId: string): Promise<stri
 
 async function replayDelivery(op: Operator, deliveryId: string): Promise<string> {
   return op.db.transaction(async (tx) => {
-    const [source] = await tx.query<{ workspace_id: string; endpoint_id: string; event_id: string }>(
-      'select workspace_id, endpoint_id, event_id from webhook_deliveries where id = $1',
+    const [source] = await tx.query<{
+      workspace_id: string;
+      endpoint_id: string;
+      event_id: string;
+      test: boolean;
+    }>(
+      `select d.workspace_id, d.endpoint_id, d.event_id, ev.test
+         from webhook_deliveries d join events ev on ev.workspace_id = d.workspace_id and ev.id = d.event_id
+        where d.id = $1`,
       [deliveryId],
     );
     if (!source) throw notFound('webhook delivery');
+    // A test is one attempt (P81): sending its signed body again would be a second one that no throttle counts
+    // (P109). A new test event is the way to try again.
+    if (source.test)
+      throw conflict('A test delivery is not replayed: send a new test event instead.', {
+        reason: 'test_delivery',
+      });
     await endpointState(tx, source.workspace_id, source.endpoint_id);
     // The next attempt number; none while an attempt of this event to this endpoint is still due or in
     // flight (a concurrent replay that won the number also lands here, through `on conflict do nothing`).
@@ -249,11 +266,12 @@ async function replayEndpoint(
   return op.db.transaction(async (tx) => {
     const workspaceId = await sendableEndpoint(tx, endpointId);
     // Every event whose delivery failed in the range (an attempt failed or exhausted then) and that is
-    // neither delivered since nor still due or in flight.
+    // neither delivered since nor still due or in flight; never a test event (P109).
     const replays = await insertReplays(
       tx,
       `select d.event_id, d.event_type, max(d.attempt) + 1 as next_attempt
          from webhook_deliveries d
+         join events ev on ev.workspace_id = d.workspace_id and ev.id = d.event_id and not ev.test
         where d.workspace_id = $1 and d.endpoint_id = $2
         group by d.event_id, d.event_type
        having bool_or(d.status in ('failed', 'exhausted') and d.attempted_at >= $3::timestamptz
@@ -430,6 +448,10 @@ export const webhooksAdmin = {
     url: '/webhook-endpoints/:id/replay',
     tag: TAG,
     summary: 'Deliver again every event whose delivery failed in a time range',
+    description:
+      'One new attempt per event that has an attempt `failed` or `exhausted` in the range and is neither ' +
+      'delivered since nor still due or in flight, with its original `event_id` and body. Test events are ' +
+      'not replayed.',
     status: 200,
     body: EndpointReplay,
     response: Type.Object(
@@ -457,11 +479,19 @@ export const webhooksAdmin = {
     description:
       "The payload has the event type's shape, with the workspace as `organization_id` and the nil uuid for " +
       'every id in `data`. One attempt, due at once, listed with `test: true`; never retried, never sent to ' +
-      "another endpoint, not counted in the metrics and no part of the endpoint's failing state. 409 " +
-      '`endpoint_disabled` while the endpoint is disabled.',
+      "another endpoint, not counted in the metrics and no part of the endpoint's failing state, and never " +
+      'replayed. 409 `endpoint_disabled` while the endpoint is disabled. At most ' +
+      `${TEST_EVENTS_PER_MINUTE} a minute per endpoint (429 with \`Retry-After\`).`,
     status: 201,
     body: TestEventRequest,
     response: WebhookDelivery.schema,
+    limit: {
+      buckets: 'webhookTests',
+      message: 'Too many test events to this endpoint. Retry after the number of seconds in Retry-After.',
+      description:
+        `At most ${TEST_EVENTS_PER_MINUTE} test events are sent to one endpoint per minute of the clock, ` +
+        'across every process of the service; a refused request is not counted. Wait `Retry-After` seconds.',
+    },
     errors: [404, 409, 422],
     handler: ({ op }, { params, body }) => sendTestEvent(op, params.id, body),
   }),
@@ -470,6 +500,11 @@ export const webhooksAdmin = {
     url: '/webhook-deliveries/:id/replay',
     tag: TAG,
     summary: 'Deliver one event again to the endpoint of this attempt',
+    description:
+      'A new attempt with the original `event_id` and body, due at once and not retried. 409 ' +
+      '`delivery_in_progress` while an attempt of the event to the endpoint is due or in flight, ' +
+      '`endpoint_disabled` or `endpoint_deleted`, and `test_delivery` for an attempt of a test event ' +
+      '(send a new test event instead).',
     status: 201,
     response: WebhookDelivery.schema,
     errors: [404, 409],

@@ -2,8 +2,16 @@
 // decisions 21-24 and 43. Endpoints are registered through the management API; the public API only reads.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TProperties, type TSchema, Type } from 'typebox';
+import { WEBHOOK_URL_MAX_LENGTH } from '../../events/address-policy.js';
 import { DeliveryStatuses } from '../../events/delivery-status.js';
-import { DateTime, Nullable, StringEnum, Uuid, WebhookEvents } from '../../schema/fields.js';
+import {
+  DateTime,
+  Nullable,
+  StringEnum,
+  Uuid,
+  WebhookEvents,
+  WITHOUT_CONTROLS,
+} from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
 import { ActionPlanItemStatus } from '../action-plans/schema.js';
 import { AlertScope, AlertSeverity } from '../alerts/schema.js';
@@ -82,9 +90,21 @@ export const WebhookDelivery = defineResource({
   },
 });
 
-const Url = Type.String({ minLength: 1, maxLength: 2048 });
+// Without control characters (P105): what is stored is what is shown and, for the URL, what is called.
+const Url = Type.String({
+  minLength: 1,
+  maxLength: WEBHOOK_URL_MAX_LENGTH,
+  pattern: WITHOUT_CONTROLS,
+  description:
+    'Stored, shown and called in its normalised form (as a WHATWG URL parser serialises it: lower-case ' +
+    'host, default port and dot segments removed, spaces percent-encoded). No control characters, no ' +
+    'credentials, no fragment.',
+  examples: ['https://hooks.acme.example/tprm'],
+});
 const Events = Type.Array(StringEnum(WebhookEvents), { minItems: 1, uniqueItems: true });
-const Description = Nullable(Type.String({ maxLength: 500 }));
+const Description = Nullable(
+  Type.String({ maxLength: 500, pattern: WITHOUT_CONTROLS, examples: ['SIEM ingestion'] }),
+);
 
 export const WebhookEndpointCreate = Type.Object(
   { url: Url, events: Events, description: Type.Optional(Description) },
