@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ADMIN_FAILURE_BUCKETS, createMemoryRateLimiter } from '../src/http/rate-limit.js';
-import { generateAdminToken } from '../src/security/secrets.js';
+import { adminTokenWeakness, generateAdminToken } from '../src/security/secrets.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;
@@ -59,7 +59,7 @@ describe('admin authentication', () => {
 });
 
 describe('the operator token (decision P68)', () => {
-  test('a weak ADMIN_TOKEN stops the process at start: one line naming the variable, exit 1', () => {
+  test('a weak ADMIN_TOKEN stops the process at start: one line naming the variable, exit 2', () => {
     const weak = 'hunter2-hunter2';
     const started = spawnSync(process.execPath, [join(import.meta.dirname, '../src/main.js')], {
       env: {
@@ -75,36 +75,64 @@ describe('the operator token (decision P68)', () => {
       killSignal: 'SIGKILL',
     });
     const output = `${started.stdout}${started.stderr}`.trim();
-    assert.equal(started.status, 1, output);
+    assert.equal(started.status, 2, output);
     assert.match(output, /^tprm-api: ADMIN_TOKEN is too weak: [^\n]*at least 32[^\n]*$/);
     assert.ok(!output.includes(weak), 'the token itself is never printed');
   });
 
-  test('short, patterned or non-ASCII tokens are refused; random ones pass, the generated one included', () => {
-    const refused = [
-      'a',
-      'a'.repeat(40),
-      `${'a'.repeat(31)}b`,
-      '0123456789'.repeat(4),
-      'changeme-changeme-changeme-changeme',
-      `${'ab'.repeat(20)}XY`,
-      'abcdefghijklmnopqrstuvwxyzABCDEF',
-      `correct horse battery staple ${randomUUID()}`,
-      `é${randomBytes(24).toString('base64')}`,
+  test('P115: short, non-ASCII and patterned tokens (repeats, sequences, keyboard walks) are refused; random ones pass, the generated one included', () => {
+    const refused: [string, RegExp][] = [
+      ['a', /1 characters, at least 32/],
+      [`${'a'.repeat(31)}b`, /patterned/],
+      ['a'.repeat(40), /patterned/],
+      [`é${randomBytes(24).toString('base64')}`, /visible ASCII/],
+      [`correct horse battery staple ${randomUUID()}`, /visible ASCII/],
+      // Repeats of a shorter string, with or without a tail that breaks the exact repetition.
+      ['changeme-changeme-changeme-changeme', /patterned/],
+      [`${'ab'.repeat(20)}XY`, /patterned/],
+      [`${'abc'.repeat(11)}X`, /patterned/],
+      [`${'k3Xq9Pz2'.repeat(4)}X`, /patterned/],
+      ['Summer2024!Summer2024!Summer2024!', /patterned/],
+      ['abc123abc123abc123abc123abc123abc123', /patterned/],
+      // Runs of one character, sequences.
+      ['aaaabbbbccccddddeeeeffffgggghhhh', /patterned/],
+      [`${'a'.repeat(16)}${'b'.repeat(16)}c`, /patterned/],
+      ['0123456789'.repeat(4), /patterned/],
+      ['abcdefghijklmnopqrstuvwxyzABCDEF', /patterned/],
+      ['zyxwvutsrqponmlkjihgfedcba987654', /patterned/],
+      ['acegikmoqsuwybdfhjlnprtvxz135790', /patterned/],
+      ['a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6', /patterned/],
+      ['aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpP', /patterned/],
+      // Keyboard walks: rows, columns, shifted, backwards.
+      ['qwertyuiopasdfghjklzxcvbnm123456', /patterned/],
+      ['1234567890qwertyuiopasdfghjklzxcvbnm', /patterned/],
+      ['poiuytrewqlkjhgfdsamnbvcxz098765', /patterned/],
+      ['qazwsxedcrfvtgbyhnujmikolp1234567890', /patterned/],
+      ['1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik,', /patterned/],
+      ['!QAZ@WSX#EDC$RFV%TGB^YHN&UJM*IK<', /patterned/],
+      ['1qaz!QAZ2wsx@WSX3edc#EDC4rfv$RFV', /patterned/],
+      ['zaq12wsxcde34rfvbgt56yhnmju78ik,', /patterned/],
+      ['asdfasdfasdfasdfjkl;jkl;jkl;jkl;', /patterned/],
     ];
-    for (const token of refused)
+    for (const [token, reason] of refused) {
+      assert.match(adminTokenWeakness(token) ?? 'accepted', reason, JSON.stringify(token));
       assert.throws(() => loadConfig({ ADMIN_TOKEN: token }), ConfigError, JSON.stringify(token));
-    for (let i = 0; i < 200; i++) {
-      for (const token of [
-        generateAdminToken(),
-        randomBytes(16).toString('hex'),
-        randomBytes(24).toString('base64'),
-        randomUUID(),
-      ])
-        assert.equal(loadConfig({ ADMIN_TOKEN: token }).adminToken, token);
     }
+    const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+    const accepted = () => [
+      generateAdminToken(),
+      randomBytes(32).toString('base64'), // openssl rand -base64 32
+      randomBytes(16).toString('hex'), // openssl rand -hex 16
+      randomBytes(16).toString('hex').toUpperCase(),
+      randomBytes(24).toString('base64url'),
+      randomUUID(),
+      `faults-admin-${randomUUID()}`,
+      // A password manager's 32 letters and digits.
+      Array.from(randomBytes(32), (byte) => ALPHANUMERIC[byte % 62]).join(''),
+    ];
+    for (let i = 0; i < 500; i++)
+      for (const token of accepted()) assert.equal(loadConfig({ ADMIN_TOKEN: token }).adminToken, token);
   });
-
   test('wrong and missing tokens are limited per client address: past the limit a minute, every /admin request from it is a 429, a right token included; right tokens count nothing', async () => {
     let clock = Date.parse('2026-03-01T00:00:10.000Z');
     const t = await Harness.start({

@@ -19,7 +19,7 @@ import { openPostgres } from '../src/storage/db.js';
 import { lockDataDir } from '../src/storage/lock.js';
 import { loadMigrations } from '../src/storage/migrations.js';
 import { eventually, Receiver } from './support/receiver.js';
-import { type ServiceProcess, startService } from './support/service.js';
+import { firstStartSecrets, type ServiceProcess, startService } from './support/service.js';
 
 const BIN = fileURLToPath(new URL('../../bin/tprm.js', import.meta.url));
 const serverUrl = process.env.TEST_DATABASE_URL;
@@ -69,15 +69,11 @@ async function createDatabase(): Promise<{ url: string; drop: () => Promise<void
   };
 }
 
-/** The demo key the first start prints once. */
+/** The demo key the first start shows once (in its file in DATA_DIR: the test's stderr is no terminal). */
 async function demoKey(service: ServiceProcess): Promise<string> {
-  return eventually(async () => {
-    for (const line of service.output) {
-      const match = /Demo API key, every scope \(shown once\): (\S+)/.exec(line);
-      if (match) return match[1] as string;
-    }
-    return undefined;
-  }, 60_000);
+  const { apiKey } = await firstStartSecrets(service);
+  assert.ok(apiKey, 'the first start shows a demo key');
+  return apiKey;
 }
 
 const get = (service: ServiceProcess, path: string, key: string) =>
@@ -189,6 +185,13 @@ describe('store copy: embedded store to PostgreSQL', { skip: needsServer }, () =
     const env = { DATA_DIR: dataDir, ADMIN_TOKEN, WEBHOOK_ALLOW_INSECURE_URLS: 'true' };
     embedded = await startService(env, 90_000);
     key = await demoKey(embedded);
+    // The first start renders the demo reports' PDFs in the background, each announcing report.ready: once
+    // they are done, the one render below is the only event the endpoint gets.
+    const started = embedded;
+    await eventually(
+      async () => started.output.some((line) => line.includes('"msg":"demo report PDFs rendered"')),
+      120_000,
+    );
     const admin = connect({ adminUrl: embedded.adminUrl, adminToken: ADMIN_TOKEN });
     const [workspace] = (await admin.listWorkspaces()).data;
     const workspaceId = (workspace as { id: string }).id;

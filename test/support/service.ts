@@ -1,6 +1,9 @@
 // The real service as a child process (`node dist/src/main.js`), for tests that kill, stop or multiply it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SECRETS_FILE_MESSAGE } from '../../src/management/bootstrap.js';
+import { eventually } from './receiver.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 
@@ -70,4 +73,35 @@ export function startService(env: Record<string, string>, timeoutMs = 30_000): P
       reject(new Error(`service exited with ${code} before it was ready:\n${output.join('\n')}`));
     });
   });
+}
+
+/** The secrets a first start shows once, as written to its file in DATA_DIR (stderr not being a terminal). */
+export interface FirstStartSecrets {
+  file: string;
+  /** The whole text, as a person reads it. */
+  text: string;
+  adminToken: string | undefined;
+  apiKey: string | undefined;
+}
+
+/** Waits for the log line naming the first start's secrets file, and reads it. */
+export async function firstStartSecrets(
+  service: ServiceProcess,
+  timeoutMs = 60_000,
+): Promise<FirstStartSecrets> {
+  const file = await eventually(async () => {
+    for (const line of service.output) {
+      if (!line.startsWith('{')) continue;
+      const record = JSON.parse(line) as { msg?: string; file?: string };
+      if (record.msg === SECRETS_FILE_MESSAGE) return record.file;
+    }
+    return undefined;
+  }, timeoutMs);
+  const text = readFileSync(file, 'utf8');
+  return {
+    file,
+    text,
+    adminToken: /^Admin token \(shown once; only its hash is kept\): (\S+)$/m.exec(text)?.[1],
+    apiKey: /^Demo API key, every scope \(shown once\): (\S+)$/m.exec(text)?.[1],
+  };
 }

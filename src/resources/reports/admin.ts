@@ -11,8 +11,10 @@ import { recordEvent } from '../../events/outbox.js';
 import { invalidRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../http/validation.js';
 import { locateWorkspace } from '../../management/locate.js';
+import type { Operator } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';
 import { type ReportPdfInput, renderReportPdf } from '../../reports/pdf.js';
+import type { ObjectStorage } from '../../reports/storage.js';
 import { Uuid } from '../../schema/fields.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';
@@ -63,6 +65,49 @@ async function pdfInput(tenant: TenantDb, reportId: string): Promise<ReportPdfIn
   return row?.input ?? null;
 }
 
+/**
+ * Renders a report's PDF, stores it, and marks the report ready with its `report.ready` event and audit entry:
+ * the render action, and the demo workspace's reports on a first start (P119). Answers the report's JSON;
+ * a report not in the workspace is a 404.
+ */
+export async function renderReport(
+  op: Operator,
+  objects: ObjectStorage,
+  workspaceId: string,
+  id: string,
+): Promise<string | undefined> {
+  const input = await pdfInput(TenantDb.forOperator(op.db, workspaceId), id);
+  if (!input) throw notFound('report');
+  const key = reportPdfKey(workspaceId, id);
+  await objects.put(key, await renderReportPdf(input), 'application/pdf');
+
+  return op.db.transaction(async (tx) => {
+    const tenant = TenantDb.forOperator(tx, workspaceId);
+    const [report] = await tenant.query<{ supplier_id: string; assessment_id: string | null }>(
+      `update reports set pdf_object_key = $2, pdf_rendered_at = now(), updated_at = now()
+      where workspace_id = $ws and id = $1 returning supplier_id, assessment_id`,
+      [id, key],
+    );
+    if (!report) throw notFound('report');
+    // Every render makes a (new) PDF available, so every render announces it.
+    await recordEvent(tx, workspaceId, 'report.ready', {
+      report_id: id,
+      supplier_id: report.supplier_id,
+      assessment_id: report.assessment_id,
+    });
+    await recordAudit(tx, {
+      workspaceId,
+      action: 'report.rendered',
+      actorType: 'system',
+      actorId: null,
+      targetType: 'report',
+      targetId: id,
+      requestId: op.requestId ?? null,
+    });
+    return (await readReport(tenant, id)) ?? undefined;
+  });
+}
+
 export const reportsAdmin = {
   renderReport: adminRoute({
     method: 'POST',
@@ -82,36 +127,7 @@ export const reportsAdmin = {
     handler: async ({ op, services }, { params, body }) => {
       const { id } = params;
       const workspaceId = await locateWorkspace(op.db, 'reports', id, 'report', namedWorkspace(body));
-      const input = await pdfInput(TenantDb.forOperator(op.db, workspaceId), id);
-      if (!input) throw notFound('report');
-      const key = reportPdfKey(workspaceId, id);
-      await services.objects.put(key, await renderReportPdf(input), 'application/pdf');
-
-      return op.db.transaction(async (tx) => {
-        const tenant = TenantDb.forOperator(tx, workspaceId);
-        const [report] = await tenant.query<{ supplier_id: string; assessment_id: string | null }>(
-          `update reports set pdf_object_key = $2, pdf_rendered_at = now(), updated_at = now()
-          where workspace_id = $ws and id = $1 returning supplier_id, assessment_id`,
-          [id, key],
-        );
-        if (!report) throw notFound('report');
-        // Every render makes a (new) PDF available, so every render announces it.
-        await recordEvent(tx, workspaceId, 'report.ready', {
-          report_id: id,
-          supplier_id: report.supplier_id,
-          assessment_id: report.assessment_id,
-        });
-        await recordAudit(tx, {
-          workspaceId,
-          action: 'report.rendered',
-          actorType: 'system',
-          actorId: null,
-          targetType: 'report',
-          targetId: id,
-          requestId: op.requestId ?? null,
-        });
-        return (await readReport(tenant, id)) ?? undefined;
-      });
+      return renderReport(op, services.objects, workspaceId, id);
     },
   }),
 };
