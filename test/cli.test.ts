@@ -515,6 +515,44 @@ describe('audit verify', () => {
     );
   });
 
+  test('--chunk-size: a chunk a request with progress on stderr; stdout and the exit code are those of the whole check (P103)', async () => {
+    const ws = await h.workspace();
+    for (let i = 0; i < 5; i++)
+      await h.adminClient.updateWorkspace({ params: { id: ws.id }, body: { assessment_quota: 20 + i } });
+    const entries = await h.db.query<{ id: string }>(
+      'select id from audit_logs where workspace_id = $1 order by occurred_at, id',
+      [ws.id],
+    );
+    assert.equal(entries.length, 8);
+    const whole = await h.adminClient.verifyAuditChain({ params: { id: ws.id } });
+    const chunked = await ok(['audit', 'verify', ws.id, '--chunk-size', '3', '--json']);
+    assert.deepEqual(chunked.json, whole);
+    // Not a terminal: plain progress lines, the last one at the end.
+    assert.match(chunked.stderr, /^audit verify: 8\/8 entries \(100%\)/m);
+    const human = await ok(['audit', 'verify', ws.id, '--chunk-size', '3']);
+    assert.match(human.stdout, /entries checked +8\n/);
+    assert.match(human.stdout, /the chain is intact/);
+    assert.doesNotMatch(human.stdout, /audit verify:/);
+
+    const edited = entries[6];
+    await h.db.query(`update audit_logs set request_id = 'forged' where workspace_id = $1 and id = $2`, [
+      ws.id,
+      edited?.id,
+    ]);
+    const broken = await tprm(['audit', 'verify', ws.id, '--chunk-size', '3', '--json']);
+    assert.equal(broken.code, 1);
+    assert.deepEqual(broken.json, await h.adminClient.verifyAuditChain({ params: { id: ws.id } }));
+    assert.equal(broken.json.first_broken?.position, 7);
+    // Progress lines, then the error (a JSON object on the last line, with --json).
+    assert.match(
+      JSON.parse(broken.stderr.trimEnd().split('\n').at(-1) as string).error.message,
+      new RegExp(`^the audit chain is broken at entry ${edited?.id} \\(position 7`),
+    );
+    const refused = await tprm(['audit', 'verify', ws.id, '--chunk-size', '0']);
+    assert.equal(refused.code, 2, 'a usage error');
+    assert.match(refused.stderr, /--chunk-size/);
+  });
+
   test('the last entry deleted: head_mismatch after the last entry left, exit 1 (P99)', async () => {
     const ws = await h.workspace();
     const entries = await h.db.query<{ id: string; hash: string }>(

@@ -55,9 +55,11 @@ const pathIds = (url: string) => [...url.matchAll(/:(\w+)/g)].map((match) => mat
 function adminErrors(route: AdminRouteDef): Record<number, { description: string; examples: ApiError[] }> {
   const errors: Record<number, { description: string; examples: ApiError[] }> = {
     400: {
-      description:
-        'Malformed request: a query parameter (none is taken), a body that is not JSON, or a header sent twice.',
-      examples: [thrownBy(() => validateQuery(NO_PARAMETERS, { unknown: '1' }))],
+      description: route.query
+        ? 'Malformed request: an unknown or invalid query parameter (named in `details.parameter`), a body ' +
+          'that is not JSON, or a header sent twice.'
+        : 'Malformed request: a query parameter (none is taken), a body that is not JSON, or a header sent twice.',
+      examples: [thrownBy(() => validateQuery(route.query ?? NO_PARAMETERS, { unknown: '1' }))],
     },
     401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
     429: {
@@ -132,7 +134,12 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
       tags: [route.tag],
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
-      parameters: pathIds(route.url).map((name) => parameter(name, 'path', Uuid, true)),
+      parameters: [
+        ...pathIds(route.url).map((name) => parameter(name, 'path', Uuid, true)),
+        ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) =>
+          parameter(name, 'query', schema, route.query?.required?.includes(name) ?? false),
+        ),
+      ],
       ...(route.body
         ? { requestBody: { required: route.validateBody !== false, content: content(route.body, true) } }
         : {}),

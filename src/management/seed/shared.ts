@@ -39,8 +39,6 @@ const FIRST_AWS_ACCOUNT = 100_000_000_000;
 const AWS_ACCOUNT_STEP = 111_111_111;
 const AZURE_SUBSCRIPTIONS = 3;
 const GCP_PROJECTS = 5;
-/** The API keys and the webhook endpoint were set up at the start of the data's two years. */
-const SETUP_DAYS_AGO = 729;
 
 /** The workspace-wide share of unit i: context, assets, threats, insights, org alerts (and the score history
  * and the key/endpoint audit trail once, in unit 0). */
@@ -200,24 +198,22 @@ export function buildShared(u: Unit, p: UnitPlan) {
   }
   for (let j = range.org_alerts[0]; j < range.org_alerts[1]; j++) buildAlert(u, null);
   if (p.assetAudit)
-    audit(u, u.recent(), 'assets.upserted', 'api_key', ['asset', recordId(ctx, 'assets', aFrom)], {
+    audit(u, 'assets.upserted', 'api_key', ['asset', recordId(ctx, 'assets', aFrom)], {
       created: aTo - aFrom,
       updated: 0,
     });
   // The set-up trail (SETUP_AUDIT_ENTRIES in plan.ts counts these entries).
   if (p.i === 0) {
-    const t = ctx.now - SETUP_DAYS_AGO * DAY;
     // Metadata as the service writes it: never free text such as the key's name (P72).
-    audit(u, t, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 0)], {
+    audit(u, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 0)], {
       scopes: ['audit:read'] satisfies Scope[],
     });
-    audit(u, t + DAY, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {
+    audit(u, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {
       scopes: ['suppliers:read', 'assessments:read'] satisfies Scope[],
     });
-    audit(u, t + 300 * DAY, 'api_key.revoked', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {});
+    audit(u, 'api_key.revoked', 'user', ['api_key', recordId(ctx, 'api_keys', 1)], {});
     audit(
       u,
-      t + 2 * DAY,
       'webhook_endpoint.created',
       'user',
       ['webhook_endpoint', recordId(ctx, 'webhook_endpoints', 0)],
