@@ -1,6 +1,6 @@
 // The tamper-evident audit trail: resources.md "Audit log entry" (`hash`, `previous_hash`), docs/decisions.md
-// P97 (the chain, its canonical text) and P98 (entries an import or an earlier version wrote), and
-// docs/operations.md "Audit verification". The chain is checked twice, independently: by the database
+// P97 (the chain, its canonical text), P98 (entries an earlier version wrote), P102 (an import appends, never
+// rewrites), P103 (verification in chunks), and docs/operations.md "Audit verification". The chain is checked twice, independently: by the database
 // (GET /admin/workspaces/{id}/audit-chain) and by the SDK's verifyAuditChain over the public feed.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
