@@ -1,6 +1,6 @@
 // The tamper-evident audit trail: resources.md "Audit log entry" (`hash`, `previous_hash`), docs/decisions.md
-// P97 (the chain, its canonical text) and P98 (entries an import or an earlier version wrote), and
-// docs/operations.md "Audit verification". The chain is checked twice, independently: by the database
+// P97 (the chain, its canonical text), P98 (entries an earlier version wrote), P102 (an import appends, never
+// rewrites), P103 (verification in chunks), and docs/operations.md "Audit verification". The chain is checked twice, independently: by the database
 // (GET /admin/workspaces/{id}/audit-chain) and by the SDK's verifyAuditChain over the public feed.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -12,9 +12,10 @@ import {
   type TprmClient,
   verifyAuditChain,
 } from '../sdk/src/index.js';
+import { AUDIT_CHAIN_CHUNK, type AuditChainReport } from '../src/resources/audit-logs/admin.js';
 import { type AuditEntry, recordAudit } from '../src/storage/audit.js';
 import { migrate } from '../src/storage/migrate.js';
-import { Harness, type TestWorkspace } from './support/harness.js';
+import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;
 let baseUrl: string;
@@ -80,8 +81,10 @@ describe('the hash chain (P97)', () => {
       workspace_id: ws.id,
       valid: true,
       entries_checked: rows.length,
+      entries_total: rows.length,
       head_hash: rows.at(-1)?.hash,
       first_broken: null,
+      next_cursor: null,
     });
     // The workspace's head (P99) names the last entry appended.
     const [head] = await h.db.query<{ hash: string; previous_hash: string | null }>(
@@ -277,6 +280,7 @@ describe('tampering is detected at the entry it touched', () => {
       workspace_id: ws.id,
       valid: false,
       entries_checked: rows.length - 2,
+      entries_total: rows.length - 2,
       head_hash: null,
       first_broken: {
         id: null,
@@ -286,6 +290,7 @@ describe('tampering is detected at the entry it touched', () => {
         expected: last.hash,
         stored: kept.hash,
       },
+      next_cursor: null,
     });
     // The public feed has no head: what is left still links (a SIEM anchors on the head it stored).
     assert.equal((await verifyFeed(ws)).valid, true);
@@ -332,32 +337,6 @@ describe('tampering is detected at the entry it touched', () => {
 });
 
 describe('entries the service did not append (P98)', () => {
-  test('an import of past entries, out of order and among stored ones, is chained in feed order', async () => {
-    const ws = await workspaceWithTrail(2);
-    const entry = (occurredAt: string) => ({
-      id: randomUUID(),
-      occurred_at: occurredAt,
-      action: 'supplier.created',
-      actor_type: 'system',
-      target_type: 'supplier',
-      target_id: randomUUID(),
-      metadata: { imported: true },
-      // Sent hashes are ignored: the chain is the service's.
-      hash: 'f'.repeat(64),
-    });
-    await h.import(ws.id, {
-      audit_logs: [
-        entry('2020-01-03T00:00:00Z'),
-        entry('2020-01-01T00:00:00Z'),
-        entry(new Date().toISOString()),
-      ],
-    });
-    assert.equal((await verifyFeed(ws)).valid, true);
-    assert.equal((await verifyInDatabase(ws)).valid, true);
-    const [first] = await stored(ws);
-    assert.equal(first?.previous_hash, null);
-  });
-
   test('entries written before the chain existed are chained by migration 0012, in feed order', async () => {
     const ws = await h.workspace();
     for (const at of ['2021-05-02T00:00:00Z', '2021-05-01T00:00:00Z'])
@@ -379,6 +358,315 @@ describe('entries the service did not append (P98)', () => {
     await recordAuditEntry(ws);
     assert.equal((await verifyInDatabase(ws)).entries_checked, 6);
     assert.equal((await verifyFeed(ws)).valid, true);
+  });
+});
+
+const DAY = 86_400_000;
+/** An instant `days` from now, as a client would send it (milliseconds). */
+const fromNow = (days: number) => new Date(Date.now() + days * DAY).toISOString();
+/** The same instant as the API serves it (microseconds). */
+const served = (instant: string) =>
+  instant.replace(/(\.\d{3})?Z$/, (_, ms: string | undefined) => `${ms ?? '.000'}000Z`);
+
+/** An entry of another system, as an Import document carries it; without `occurredAt`, none is sent. */
+const imported = (occurredAt?: string, fields: Record<string, unknown> = {}) => ({
+  id: randomUUID(),
+  ...(occurredAt ? { occurred_at: occurredAt } : {}),
+  action: 'supplier.created',
+  actor_type: 'system',
+  target_type: 'supplier',
+  target_id: randomUUID(),
+  metadata: { imported: true },
+  // Sent hashes are ignored: the chain is the service's.
+  hash: 'f'.repeat(64),
+  ...fields,
+});
+
+/** The workspace's last entry in feed order, as stored. */
+const lastEntry = async (ws: { id: string }) =>
+  (
+    await h.db.query<{ id: string; occurred_at: string; hash: string }>(
+      `select id, iso(occurred_at) as occurred_at, hash from audit_logs where workspace_id = $1
+        order by occurred_at desc, id desc limit 1`,
+      [ws.id],
+    )
+  )[0];
+
+/** The metadata of the workspace's last workspace.data_imported entry. */
+const importRecord = async (ws: { id: string }) =>
+  (
+    await h.db.query<{ metadata: Record<string, unknown>; previous_hash: string | null }>(
+      `select metadata, previous_hash from audit_logs where workspace_id = $1 and action = 'workspace.data_imported'
+        order by occurred_at desc, id desc limit 1`,
+      [ws.id],
+    )
+  )[0];
+
+describe('an import appends to the chain and never rewrites it (P102)', () => {
+  test("an entry dated before the trail's head (2026-01-01, a real user) is a 422 naming it; nothing is written and no stored hash changes", async () => {
+    const ws = await workspaceWithTrail(2);
+    const held = await stored(ws); // what a SIEM that stores hashes holds
+    const res = await h.admin('POST', `/admin/workspaces/${ws.id}/import`, {
+      suppliers: [{ name: 'Written with the entries or not at all' }],
+      audit_logs: [
+        imported(fromNow(1)),
+        imported('2026-01-01T00:00:00Z', { actor_type: 'user', actor_id: ws.userId }),
+        imported(),
+        imported('2020-06-01T00:00:00Z'),
+      ],
+    });
+    assertError(res, 422, 'validation_failed');
+    const fields = res.json.error.details.fields as Record<string, string>;
+    assert.deepEqual(Object.keys(fields).sort(), ['audit_logs[1].occurred_at', 'audit_logs[3].occurred_at']);
+    const last = await lastEntry(ws);
+    assert.match(
+      fields['audit_logs[1].occurred_at'] as string,
+      new RegExp(`after the last entry .*${last?.occurred_at}`),
+    );
+    assert.deepEqual(await stored(ws), held);
+    const [suppliers] = await h.db.query<{ n: number }>(
+      'select count(*)::int as n from suppliers where workspace_id = $1',
+      [ws.id],
+    );
+    assert.equal(suppliers?.n, 2);
+    assert.equal((await verifyInDatabase(ws)).valid, true);
+  });
+
+  test('entries after the head are appended after it: stored hashes stay, a SIEM continues from the head it stored, workspace.data_imported records both heads and the range', async () => {
+    const ws = await workspaceWithTrail(2);
+    const held = await stored(ws);
+    const siem = await verifyFeed(ws);
+    const cursor = (await clientOf(ws).auditLogs.listPage({ limit: 100 })).meta.next_cursor as string;
+    const [sooner, later] = [fromNow(1), fromNow(2)];
+    const document = [imported(later), imported(sooner), imported()];
+    await h.import(ws.id, { audit_logs: document });
+
+    const now = await stored(ws);
+    assert.deepEqual(now.slice(0, held.length), held, 'an entry chained before the import was rehashed');
+    const appended = now.slice(held.length);
+    // In feed order: the two dated ones, then the one without an instant (stamped as it is appended), then
+    // the import's own entry.
+    assert.deepEqual(
+      appended.slice(0, 3).map((row) => row.id),
+      [document[1]?.id, document[0]?.id, document[2]?.id],
+    );
+    const continued = await verifyAuditChain(clientOf(ws).auditLogs.list({ cursor }), {
+      previousHash: siem.headHash,
+    });
+    assert.deepEqual(continued, {
+      valid: true,
+      entriesChecked: 4,
+      headHash: now.at(-1)?.hash,
+      firstBroken: null,
+    });
+    assert.equal((await verifyInDatabase(ws)).valid, true);
+
+    const stamped = await h.db.query<{ occurred_at: string }>(
+      'select iso(occurred_at) as occurred_at from audit_logs where workspace_id = $1 and id = $2',
+      [ws.id, document[2]?.id],
+    );
+    assert.ok((stamped[0]?.occurred_at as string) > served(later));
+    const record = await importRecord(ws);
+    assert.deepEqual(record?.metadata, {
+      created: { audit_logs: 3 },
+      audit_chain: {
+        head_before: siem.headHash,
+        head_after: appended[2]?.hash,
+        imported_from: served(sooner),
+        imported_to: stamped[0]?.occurred_at,
+      },
+    });
+    assert.equal(record?.previous_hash, appended[2]?.hash);
+  });
+
+  test("at the head's instant: appended only when it comes after the last entry in feed order (a greater id)", async () => {
+    const ws = await workspaceWithTrail(1);
+    const last = await lastEntry(ws);
+    assert.ok(last);
+    const held = await stored(ws);
+    const [lowest, highest] = [
+      '00000000-0000-4000-8000-000000000000',
+      'ffffffff-ffff-4fff-bfff-ffffffffffff',
+    ];
+    const before = await h.admin('POST', `/admin/workspaces/${ws.id}/import`, {
+      audit_logs: [imported(last.occurred_at, { id: lowest })],
+    });
+    assertError(before, 422, 'validation_failed');
+    assert.deepEqual(Object.keys(before.json.error.details.fields), ['audit_logs[0].occurred_at']);
+    assert.deepEqual(await stored(ws), held);
+
+    await h.import(ws.id, { audit_logs: [imported(last.occurred_at, { id: highest })] });
+    const now = await stored(ws);
+    assert.deepEqual(now.slice(0, held.length), held);
+    assert.equal(now[held.length]?.id, highest);
+    assert.equal(now[held.length]?.previous_hash, last.hash);
+    assert.equal((await verifyInDatabase(ws)).valid, true);
+  });
+
+  test('into an empty trail any instants are taken (moving from another system), and chained from the start', async () => {
+    const id = randomUUID();
+    await h.db.query("insert into workspaces (id, name, plan) values ($1, 'Moved here', 'enterprise')", [id]);
+    const history = [imported('2020-01-02T00:00:00Z'), imported('2020-01-01T00:00:00.5Z')];
+    await h.import(id, { audit_logs: history });
+    const rows = await stored({ id } as TestWorkspace);
+    assert.deepEqual(
+      rows.map((row) => row.id),
+      [history[1]?.id, history[0]?.id, rows[2]?.id],
+    );
+    assert.equal(rows[0]?.previous_hash, null);
+    const report = await h.adminClient.verifyAuditChain({ params: { id } });
+    assert.equal(report.valid, true);
+    assert.equal(report.entries_checked, 3);
+    assert.deepEqual((await importRecord({ id }))?.metadata.audit_chain, {
+      head_before: null,
+      head_after: rows[1]?.hash,
+      imported_from: '2020-01-01T00:00:00.500000Z',
+      imported_to: '2020-01-02T00:00:00.000000Z',
+    });
+  });
+
+  test('an import without audit entries records the head it found, unchanged', async () => {
+    const ws = await workspaceWithTrail(1);
+    const last = await lastEntry(ws);
+    await h.import(ws.id, { suppliers: [{ name: 'No history' }] });
+    assert.deepEqual((await importRecord(ws))?.metadata, {
+      created: { suppliers: 1 },
+      audit_chain: {
+        head_before: last?.hash,
+        head_after: last?.hash,
+        imported_from: null,
+        imported_to: null,
+      },
+    });
+  });
+});
+
+/** Every answer of GET /admin/workspaces/{id}/audit-chain following `next_cursor`, `limit` entries each. */
+async function verifyInChunks(workspaceId: string, limit: number): Promise<AuditChainReport[]> {
+  const reports: AuditChainReport[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const res = await h.admin('GET', `/admin/workspaces/${workspaceId}/audit-chain?limit=${limit}${query}`);
+    assert.equal(res.status, 200, res.body);
+    reports.push(res.json);
+    cursor = res.json.next_cursor;
+  } while (cursor);
+  return reports;
+}
+
+describe('verification in bounded chunks (P103)', () => {
+  test('a trail checked 4 entries a request: each part continues the last, the final one is the whole check', async () => {
+    const ws = await workspaceWithTrail(13); // 3 set-up entries, 13 suppliers, 1 update: 17 entries
+    const rows = await stored(ws);
+    const whole = await verifyInDatabase(ws);
+    assert.equal(whole.entries_checked, 17);
+    const parts = await verifyInChunks(ws.id, 4);
+    assert.equal(parts.length, 5);
+    parts.slice(0, -1).forEach((part, i) => {
+      assert.deepEqual(
+        { ...part, next_cursor: typeof part.next_cursor },
+        {
+          workspace_id: ws.id,
+          valid: true,
+          entries_checked: 4 * (i + 1),
+          entries_total: 17,
+          head_hash: rows[4 * (i + 1) - 1]?.hash,
+          first_broken: null,
+          next_cursor: 'string',
+        },
+      );
+    });
+    assert.deepEqual(parts.at(-1), whole);
+    // A chunk that ends on the last entry finds no more and is the verdict.
+    const even = await verifyInChunks(ws.id, 17);
+    assert.deepEqual(even, [whole]);
+  });
+
+  test('tampering in a later chunk is found in it, as the whole check finds it; a deleted tail by the last chunk', async () => {
+    const ws = await workspaceWithTrail(13);
+    const rows = await stored(ws);
+    const edited = rows[10];
+    assert.ok(edited);
+    await h.db.query(`update audit_logs set request_id = 'forged' where workspace_id = $1 and id = $2`, [
+      ws.id,
+      edited.id,
+    ]);
+    const whole = await verifyInDatabase(ws);
+    assert.equal(whole.first_broken?.position, 11);
+    const parts = await verifyInChunks(ws.id, 4);
+    assert.equal(parts.length, 3);
+    assert.deepEqual(
+      parts.map((part) => part.valid),
+      [true, true, false],
+    );
+    assert.deepEqual(parts.at(-1), whole);
+
+    const tail = await workspaceWithTrail(6); // 10 entries
+    const tailRows = await stored(tail);
+    await h.db.query('delete from audit_logs where workspace_id = $1 and id = $2', [
+      tail.id,
+      tailRows.at(-1)?.id,
+    ]);
+    const cut = await verifyInChunks(tail.id, 3);
+    assert.deepEqual(cut.at(-1), await verifyInDatabase(tail));
+    assert.equal(cut.at(-1)?.first_broken?.problem, 'head_mismatch');
+    assert.equal(cut.at(-1)?.first_broken?.position, 10);
+  });
+
+  test('limit and cursor: bounded, bound to the workspace, tamper-evident; a 400 otherwise', async () => {
+    const ws = await workspaceWithTrail(3);
+    const other = await workspaceWithTrail(3);
+    const [first] = await verifyInChunks(ws.id, 2).then((parts) => parts.slice(0, 1));
+    const cursor = first?.next_cursor as string;
+    assert.ok(cursor);
+    const get = (id: string, query: string) => h.admin('GET', `/admin/workspaces/${id}/audit-chain?${query}`);
+    for (const [id, query, parameter] of [
+      [other.id, `limit=2&cursor=${encodeURIComponent(cursor)}`, 'cursor'],
+      [ws.id, `limit=2&cursor=${encodeURIComponent(`${cursor}x`)}`, 'cursor'],
+      [ws.id, 'cursor=nope', 'cursor'],
+      [ws.id, 'limit=0', 'limit'],
+      [ws.id, 'limit=100001', 'limit'],
+      [ws.id, 'limit=1e3', 'limit'],
+      [ws.id, 'since=2020-01-01T00:00:00Z', 'since'],
+    ] as const) {
+      const res = await get(id, query);
+      assertError(res, 400, 'invalid_request');
+      assert.equal(res.json.error.details.parameter, parameter, query);
+    }
+    // A cursor without a limit continues to the end.
+    const rest = await get(ws.id, `cursor=${encodeURIComponent(cursor)}`);
+    assert.equal(rest.status, 200, rest.body);
+    assert.deepEqual(rest.json, await verifyInDatabase(ws));
+  });
+
+  test('without a limit, a trail longer than one statement takes is checked whole, chunk by chunk', async () => {
+    const ws = await workspaceWithTrail(0);
+    // More entries than one statement checks (AUDIT_CHAIN_CHUNK), appended by one import.
+    const many = Array.from({ length: AUDIT_CHAIN_CHUNK + 7 }, () => imported());
+    await h.import(ws.id, { audit_logs: many });
+    const rows = await stored(ws);
+    const intact = await verifyInDatabase(ws);
+    assert.deepEqual(
+      { valid: intact.valid, checked: intact.entries_checked, head: intact.head_hash },
+      { valid: true, checked: rows.length, head: rows.at(-1)?.hash },
+    );
+    const late = rows[AUDIT_CHAIN_CHUNK + 3];
+    assert.ok(late);
+    await h.db.query(`update audit_logs set metadata = '{}' where workspace_id = $1 and id = $2`, [
+      ws.id,
+      late.id,
+    ]);
+    const broken = await verifyInDatabase(ws);
+    assert.equal(broken.valid, false);
+    assert.deepEqual(
+      {
+        id: broken.first_broken?.id,
+        position: broken.first_broken?.position,
+        problem: broken.first_broken?.problem,
+      },
+      { id: late.id, position: AUDIT_CHAIN_CHUNK + 4, problem: 'hash_mismatch' },
+    );
   });
 });
 

@@ -474,6 +474,63 @@ describe('audit verify', () => {
     );
   });
 
+  test('--chunk-size: a chunk a request with progress on stderr; stdout and the exit code are those of the whole check (P103)', async () => {
+    const ws = await h.workspace();
+    for (let i = 0; i < 5; i++)
+      await h.adminClient.updateWorkspace({ params: { id: ws.id }, body: { assessment_quota: 20 + i } });
+    const entries = await h.db.query<{ id: string }>(
+      'select id from audit_logs where workspace_id = $1 order by occurred_at, id',
+      [ws.id],
+    );
+    assert.equal(entries.length, 8);
+    const whole = await h.adminClient.verifyAuditChain({ params: { id: ws.id } });
+    const chunked = await ok(['audit', 'verify', ws.id, '--chunk-size', '3', '--json']);
+    assert.deepEqual(chunked.json, whole);
+    // Not a terminal: plain progress lines, the last one at the end.
+    assert.match(chunked.stderr, /^audit verify: 8\/8 entries \(100%\)/m);
+
+    const edited = entries[6];
+    await h.db.query(`update audit_logs set request_id = 'forged' where workspace_id = $1 and id = $2`, [
+      ws.id,
+      edited?.id,
+    ]);
+    const broken = await tprm(['audit', 'verify', ws.id, '--chunk-size', '3', '--json']);
+    assert.equal(broken.code, 1);
+    assert.deepEqual(broken.json, await h.adminClient.verifyAuditChain({ params: { id: ws.id } }));
+    assert.equal(broken.json.first_broken?.position, 7);
+    // Progress lines, then the error (a JSON object on the last line, with --json).
+    assert.match(
+      JSON.parse(broken.stderr.trimEnd().split('\n').at(-1) as string).error.message,
+      new RegExp(`^the audit chain is broken at entry ${edited?.id} \\(position 7`),
+    );
+  });
+
+  test('--chunk-size: one request a chunk, each continuing from the cursor the one before gave (P103)', async (t) => {
+    const id = randomUUID();
+    const part = (checked: number, cursor: string | null) => ({
+      workspace_id: id,
+      valid: true,
+      entries_checked: checked,
+      entries_total: 7,
+      head_hash: 'a'.repeat(64),
+      first_broken: null,
+      next_cursor: cursor,
+    });
+    const answers = [part(3, 'c1'), part(6, 'c/2'), part(7, null)];
+    const server = await stub((_seen, res) => send(res, 200, answers.shift()));
+    t.after(() => server.close());
+    const run = await ok(['audit', 'verify', id, '--chunk-size', '3', '--json'], {
+      env: { ADMIN_URL: server.url },
+    });
+    const path = `/admin/workspaces/${id}/audit-chain`;
+    assert.deepEqual(
+      server.seen.map((request) => request.url),
+      [`${path}?limit=3`, `${path}?limit=3&cursor=c1`, `${path}?limit=3&cursor=c%2F2`],
+    );
+    assert.deepEqual(run.json, part(7, null));
+    assert.match(run.stderr, /^audit verify: 7\/7 entries \(100%\)/m);
+  });
+
   test('the last entry deleted: head_mismatch after the last entry left, exit 1 (P99)', async () => {
     const ws = await h.workspace();
     const entries = await h.db.query<{ id: string; hash: string }>(

@@ -573,7 +573,7 @@ describe('tprm mcp: the HTTP edge and the size of messages (decisions P110-P113)
       if (started) bad.child.kill('SIGTERM');
       assert.equal(started, false, `${name}=${value} started`);
       assert.equal(await bad.exited, 1);
-      assert.match(bad.stderr(), new RegExp(`^error: ${name}: `, 'm'));
+      assert.match(bad.stderr(), new RegExp(`^error: ${name} must be a duration`, 'm'));
     }
   });
 

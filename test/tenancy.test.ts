@@ -105,6 +105,9 @@ const rowsOf = (route: RouteDef, res: Response): unknown[] =>
     res.json,
   );
 
+/** An audit entry's hashes, and the heads workspace.data_imported records (P102). */
+const CHAIN_HASH_FIELDS = new Set(['hash', 'previous_hash', 'head_before', 'head_after']);
+
 /**
  * A response of C as A would see it: C's own markers and workspace ids read as A's, cursors (bound to the
  * workspace) and request ids dropped, server-made ids and instants of this run (audit entries) blanked, and
@@ -125,7 +128,7 @@ function asSeenByA(tenant: Tenant, res: Response): string {
   const json = text ? JSON.parse(text) : null;
   const blank = (value: unknown, key?: string): unknown => {
     if (key === 'next_cursor' || key === 'request_id') return '-';
-    if ((key === 'hash' || key === 'previous_hash') && typeof value === 'string') return 'HASH';
+    if (CHAIN_HASH_FIELDS.has(key as string) && typeof value === 'string') return 'HASH';
     if (typeof value === 'string') {
       if (/^[0-9a-f-]{36}$/.test(value) && !known.has(value)) return 'GENERATED';
       if (/^\d{4}-\d\d-\d\dT/.test(value) && value >= startedAt) return 'NOW';

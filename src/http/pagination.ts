@@ -60,7 +60,7 @@ export class CursorCodec {
   }
 }
 
-const badCursor = () =>
+export const badCursor = () =>
   invalidRequest('The cursor is not valid for this endpoint and these filters.', { parameter: 'cursor' });
 
 /** The canonical form of the filters a cursor is bound to (limit and cursor excluded). */

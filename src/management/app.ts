@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { assertNoBody, assertSingleValuedHeaders } from '../http/request-headers.js';
 import { rateLimited } from '../http/route.js';
-import { isUuid, validateBody } from '../http/validation.js';
+import { isUuid, validateBody, validateQuery } from '../http/validation.js';
 import { adminDocumentText } from '../openapi/admin-document.js';
 import { sendReferenceFile, sendReferencePage } from '../openapi/reference.js';
 import type { Services } from '../services.js';
@@ -51,7 +51,9 @@ function register(app: FastifyInstance, services: Services, operationId: string,
       const params = request.params as Record<string, string>;
       for (const value of Object.values(params)) if (!isUuid(value)) throw notFound();
       if (hasIdPath) request.workspaceId = params.id ?? null;
-      if (Object.keys(request.query as object).length > 0)
+      const query = { ...(request.query as Record<string, unknown>) };
+      if (route.query) validateQuery(route.query, query);
+      else if (Object.keys(query).length > 0)
         throw invalidRequest('This endpoint takes no query parameters.');
       if (!route.body) assertNoBody(request.headers, request.body as Buffer | undefined);
       else if (route.validateBody !== false) validateBody(route.body, request.body);
@@ -61,8 +63,8 @@ function register(app: FastifyInstance, services: Services, operationId: string,
         requestId: request.id,
         onAuthChange: () => services.auth.invalidate(),
       };
-      // Validated against the route's body schema above (or judged by the handler: validateBody false).
-      const input = { params, body: route.body ? request.body : undefined } as Parameters<
+      // Validated against the route's query and body schemas above (or judged by the handler: validateBody false).
+      const input = { params, query, body: route.body ? request.body : undefined } as Parameters<
         typeof route.handler
       >[1];
       const budget = route.limit && {

@@ -28,8 +28,17 @@ export interface ImportCollection {
   internalColumns?: string[];
   /** Computed fields of related views (e.g. a supplier's assessment_count) that an import ignores. */
   ignore?: string[];
-  /** Work on the stored records after the collection's rows are written, in the import's transaction. */
-  afterInsert?(tx: Queryable, workspaceId: string, rows: Record<string, unknown>[]): Promise<void>;
+  /**
+   * Writes the records in place of the plain insert (the audit trail appends them to its chain, P102), after
+   * every other collection; called also when the document has none. Returns what the import's own audit entry
+   * records of the write; a record it refuses is reported through `fail`, and the import is then a 422.
+   */
+  write?(
+    tx: Queryable,
+    workspaceId: string,
+    rows: Record<string, unknown>[],
+    fail: (path: string, message: string) => void,
+  ): Promise<Record<string, unknown>>;
 }
 
 const collections: ImportCollection[] = [];
@@ -197,15 +206,23 @@ export async function importDocument(
     }
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
-    // 4. Write, parents before children.
+    // 4. Write, parents before children; collections with their own writer last.
     const created: Record<string, number> = {};
+    const recorded: Record<string, unknown> = {};
     for (const collection of collections) {
       const rows = prepared.get(collection.name);
-      if (!rows) continue;
-      await insertRows(tx, collection, workspaceId, rows);
-      await collection.afterInsert?.(tx, workspaceId, rows);
-      created[collection.name] = rows.length;
+      if (rows && !collection.write) await insertRows(tx, collection, workspaceId, rows);
+      if (rows) created[collection.name] = rows.length;
     }
+    for (const collection of collections) {
+      if (collection.write)
+        Object.assign(
+          recorded,
+          await collection.write(tx, workspaceId, prepared.get(collection.name) ?? [], fail),
+        );
+    }
+    // The transaction rolls back: nothing is written.
+    if (Object.keys(errors).length > 0) throw validationFailed(errors);
     await recordAudit(tx, {
       workspaceId,
       action: 'workspace.data_imported',
@@ -214,7 +231,7 @@ export async function importDocument(
       targetType: 'workspace',
       targetId: workspaceId,
       requestId: options.requestId ?? null,
-      metadata: { created },
+      metadata: { created, ...recorded },
     });
     return created;
   });

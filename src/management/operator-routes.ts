@@ -120,7 +120,9 @@ export const operatorRoutes = {
     summary: 'Import records into a workspace, all or nothing',
     description:
       'An import document: collection names to arrays of records. Each record is checked against its ' +
-      "collection's fields and references; any problem refuses the whole document with a 422.",
+      "collection's fields and references; any problem refuses the whole document with a 422. `audit_logs` " +
+      "are appended to the audit chain after the trail's last entry, never among the entries already chained: " +
+      'one dated before it is such a problem, and one without `occurred_at` is stamped as it is appended.',
     status: 200,
     body: Type.Record(Type.String(), Type.Array(Type.Record(Type.String(), Type.Unknown())), {
       title: 'ImportDocument',

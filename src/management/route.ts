@@ -2,7 +2,7 @@
 // The table of them is the single source of the /admin listener (management/app.ts), of its OpenAPI document
 // and of the typed admin client that the CLI and the tests call (management/client.ts). The key of a route in
 // its table is its operationId and the client's method name.
-import type { Static, TSchema } from 'typebox';
+import type { Static, TObject, TSchema } from 'typebox';
 import type { BucketSet, PathParams } from '../http/route.js';
 import type { Services } from '../services.js';
 import type { Operator } from './operations.js';
@@ -17,11 +17,15 @@ export interface AdminContext {
 /** The body a handler receives: its schema's static type, or nothing when the route declares none. */
 export type AdminBody<B> = B extends TSchema ? Static<B> : undefined;
 
+/** The query a handler receives, validated: its schema's static type, or nothing when the route takes none. */
+export type AdminQuery<Q> = Q extends TObject ? Static<Q> : Record<never, never>;
+
 export interface AdminRouteDef<
   U extends string = string,
   B extends TSchema | undefined = TSchema | undefined,
   V extends false | undefined = false | undefined,
   R extends TSchema | undefined = TSchema | undefined,
+  Q extends TObject | undefined = TObject | undefined,
 > {
   method: AdminMethod;
   /** Fastify path under /admin, e.g. `/workspaces/:id/users`. Path parameters are uuids. */
@@ -29,6 +33,8 @@ export interface AdminRouteDef<
   tag: string;
   summary: string;
   description?: string;
+  /** Query parameters; a route without them refuses any (400). */
+  query?: Q;
   /** The status of success. */
   status: 200 | 201 | 204;
   /** The JSON body; a route without one refuses a body (P114). */
@@ -47,17 +53,18 @@ export interface AdminRouteDef<
   errors?: readonly (400 | 404 | 409 | 422)[];
   handler(
     ctx: AdminContext,
-    input: { params: PathParams<U>; body: V extends false ? unknown : AdminBody<B> },
+    input: { params: PathParams<U>; query: AdminQuery<Q>; body: V extends false ? unknown : AdminBody<B> },
   ): Promise<string | undefined>;
 }
 
-/** Declares one admin route, inferring its path parameters and body type. */
+/** Declares one admin route, inferring its path parameters, query and body types. */
 export function adminRoute<
   const U extends string,
   B extends TSchema | undefined = undefined,
   V extends false | undefined = undefined,
   R extends TSchema | undefined = undefined,
->(route: AdminRouteDef<U, B, V, R>): AdminRouteDef<U, B, V, R> {
+  Q extends TObject | undefined = undefined,
+>(route: AdminRouteDef<U, B, V, R, Q>): AdminRouteDef<U, B, V, R, Q> {
   return route;
 }
 

@@ -73,12 +73,14 @@ function adminErrors(route: AdminRouteDef): Record<number, { description: string
   const errors: Record<number, { description: string; examples: ApiError[] }> = {
     400: {
       description: `Malformed request: ${
-        route.body
-          ? 'a query parameter (none is taken), a body that is not JSON'
-          : 'a query parameter or a request body (this operation takes neither)'
-      }, or a header sent twice.`,
+        route.query
+          ? 'an unknown or invalid query parameter (named in `details.parameter`)'
+          : route.body
+            ? 'a query parameter (none is taken)'
+            : 'a query parameter or a request body (this operation takes neither)'
+      }${route.body ? ', a body that is not JSON' : ''}, or a header sent twice.`,
       examples: [
-        thrownBy(() => validateQuery(NO_PARAMETERS, { unknown: '1' })),
+        thrownBy(() => validateQuery(route.query ?? NO_PARAMETERS, { unknown: '1' })),
         ...(route.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
       ],
     },
@@ -168,7 +170,12 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
       tags: [route.tag],
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
-      parameters: pathIds(route.url).map((name) => parameter(name, 'path', Uuid, true)),
+      parameters: [
+        ...pathIds(route.url).map((name) => parameter(name, 'path', Uuid, true)),
+        ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) =>
+          parameter(name, 'query', schema, route.query?.required?.includes(name) ?? false),
+        ),
+      ],
       ...(route.body
         ? {
             requestBody: {

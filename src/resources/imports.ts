@@ -1,6 +1,6 @@
 // The collections of the Import document, in dependency order (parents first).
 import { registerImportCollection } from '../management/import.js';
-import { rechainAudit } from '../storage/audit.js';
+import { appendImportedAudit } from '../storage/audit.js';
 import { registerActionPlansImports } from './action-plans/import.js';
 import { registerAlertsImports } from './alerts/import.js';
 import { registerAssessmentsImports } from './assessments/import.js';
@@ -48,15 +48,21 @@ registerImportCollection({
   name: 'audit_logs',
   resource: AuditLog,
   defaults: { metadata: {} },
-  // The chain is the service's own: an imported entry is chained among the stored ones in feed order (P98).
+  // The chain is the service's own: sent hashes are ignored, and the entries are appended after the trail's
+  // last one, never among the entries already chained (P102). One without occurred_at is stamped as appended.
   ignore: ['hash', 'previous_hash'],
-  normalize(record) {
-    record.occurred_at ??= record.created_at;
+  async write(tx, workspaceId, rows, fail) {
+    const appended = await appendImportedAudit(tx, workspaceId, rows);
+    if (!('refused' in appended)) return { audit_chain: appended };
+    const last = appended.last_occurred_at
+      ? `occurred_at ${appended.last_occurred_at}, id ${appended.last_id ?? '(missing)'}`
+      : 'none';
+    for (const index of appended.refused)
+      fail(
+        `audit_logs[${index}].occurred_at`,
+        `must come after the last entry of the workspace's audit trail in feed order (${last}): an import ` +
+          'appends to the trail and never rewrites it; leave occurred_at out to stamp the entry as it is appended',
+      );
+    return {};
   },
-  afterInsert: (tx, workspaceId, rows) =>
-    rechainAudit(
-      tx,
-      workspaceId,
-      rows.map((row) => row.occurred_at as string),
-    ),
 });

@@ -8,8 +8,9 @@ export type ActorType = 'user' | 'api_key' | 'system';
 
 /**
  * Every action the service writes (decision 26, P14). An entry is served to any key with audit:read, so its
- * metadata holds only ids, enumerated values, counts, instants and field names: never a URL, a secret, free
- * text or a personal value, which that scope may not see elsewhere (P72; test/audit-logs.test.ts writes each).
+ * metadata holds only ids, enumerated values, counts, instants, field names and the chain's own hashes
+ * (workspace.data_imported, P102): never a URL, a secret, free text or a personal value, which that scope may
+ * not see elsewhere (P72; test/audit-logs.test.ts writes each).
  */
 export const AUDIT_ACTIONS = [
   'workspace.created',
@@ -136,13 +137,35 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
   if (written.length !== 1) throw new Error(`Workspace ${entry.workspaceId} has no audit chain head`);
 }
 
+/** What workspace.data_imported records of the chain (P102): its head before and after, the instants appended. */
+export interface ImportedAuditChain {
+  head_before: string | null;
+  head_after: string | null;
+  imported_from: string | null;
+  imported_to: string | null;
+}
+
+/** Entries an import may not append: their indexes, and the trail's last entry they would have to follow. */
+export interface RefusedAuditEntries {
+  refused: number[];
+  last_occurred_at: string | null;
+  last_id: string | null;
+}
+
 /**
- * Chains the workspace's entries again from the earliest of `instants` on, in feed order: an import writes
- * entries with their own instants, possibly among stored ones (P98).
+ * Appends entries from outside (an import's `audit_logs`, with the public field names) to the workspace's chain
+ * after its head, or refuses them all when one is dated before the trail's last entry (P102; migration 0018's
+ * audit_append_imported). Nothing chained is hashed again.
  */
-export async function rechainAudit(tx: Queryable, workspaceId: string, instants: string[]): Promise<void> {
-  await tx.query('select audit_rechain($1::uuid, (select min(at) from unnest($2::timestamptz[]) as at))', [
-    workspaceId,
-    instants,
-  ]);
+export async function appendImportedAudit(
+  tx: Queryable,
+  workspaceId: string,
+  entries: Record<string, unknown>[],
+): Promise<ImportedAuditChain | RefusedAuditEntries> {
+  const [row] = await tx.query<{ appended: ImportedAuditChain | RefusedAuditEntries }>(
+    'select audit_append_imported($1::uuid, $2::json) as appended',
+    [workspaceId, JSON.stringify(entries)],
+  );
+  if (!row) throw new Error(`Workspace ${workspaceId}: the audit entries were not appended`);
+  return row.appended;
 }

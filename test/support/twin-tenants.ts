@@ -417,7 +417,7 @@ export const TWIN_RECORDS: Record<string, (t: TwinContext) => Record<string, unk
     {
       id: t.id('audit_logs', 0),
       created_at: created(5),
-      occurred_at: '2025-01-02T00:00:00Z',
+      // No occurred_at: an import appends after the trail's last entry, stamped as it is appended (P102).
       action: 'supplier.created',
       actor_type: 'user',
       actor_id: t.userId,

@@ -4162,7 +4162,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "bac90b7d-f633-4e77-854f-b75b9b960e89",
-                     *           "occurred_at": "2024-12-22T09:40:21.000000Z",
+                     *           "occurred_at": "2025-06-02T09:30:00.000000Z",
                      *           "action": "supplier.created",
                      *           "actor_type": "user",
                      *           "actor_id": "ef6aa328-2ba7-428a-902c-9de078f69c43",
@@ -4173,7 +4173,7 @@ export interface operations {
                      *             "source": "import",
                      *             "api_key_id": "1d67cdcc-63a9-4710-a84d-96a9915eccb9"
                      *           },
-                     *           "created_at": "2024-12-22T09:40:21.000000Z",
+                     *           "created_at": "2025-06-02T09:30:00.000000Z",
                      *           "previous_hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *           "hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
                      *         }

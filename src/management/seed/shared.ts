@@ -199,40 +199,24 @@ export function buildShared(u: Unit, p: UnitPlan) {
   }
   for (let j = range.org_alerts[0]; j < range.org_alerts[1]; j++) buildAlert(u, null);
   if (p.assetAudit)
-    audit(u, u.recent(), 'assets.upserted', 'api_key', ['asset', recordId(ctx, 'assets', aFrom)], {
+    audit(u, 'assets.upserted', 'api_key', ['asset', recordId(ctx, 'assets', aFrom)], {
       created: aTo - aFrom,
       updated: 0,
     });
   // The set-up trail (SETUP_AUDIT_ENTRIES in plan.ts counts these entries).
   if (p.i === 0) {
-    const t = ctx.now - SETUP_DAYS_AGO * DAY;
     // Metadata as the service writes it: never free text such as the key's name (P72).
-    SETUP_KEYS.forEach(({ scopes, createdDay }, index) => {
-      audit(
-        u,
-        t + createdDay * DAY,
-        'api_key.created',
-        'user',
-        ['api_key', recordId(ctx, 'api_keys', index)],
-        {
-          scopes: [...scopes],
-        },
-      );
+    SETUP_KEYS.forEach(({ scopes }, index) => {
+      audit(u, 'api_key.created', 'user', ['api_key', recordId(ctx, 'api_keys', index)], {
+        scopes: [...scopes],
+      });
     });
     SETUP_KEYS.forEach(({ revokedDay }, index) => {
       if (revokedDay !== undefined)
-        audit(
-          u,
-          t + revokedDay * DAY,
-          'api_key.revoked',
-          'user',
-          ['api_key', recordId(ctx, 'api_keys', index)],
-          {},
-        );
+        audit(u, 'api_key.revoked', 'user', ['api_key', recordId(ctx, 'api_keys', index)], {});
     });
     audit(
       u,
-      t + SETUP_ENDPOINT.createdDay * DAY,
       'webhook_endpoint.created',
       'user',
       ['webhook_endpoint', recordId(ctx, 'webhook_endpoints', 0)],

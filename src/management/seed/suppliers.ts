@@ -102,7 +102,7 @@ export function buildSupplier(u: Unit, i: number): SupplierInfo {
     },
     annual_spend: rng.chance(0.2) ? null : rng.money(5_000, 5_000_000),
   });
-  audit(u, created, 'supplier.created', rng.chance(0.7) ? 'user' : 'api_key', ['supplier', id], {
+  audit(u, 'supplier.created', rng.chance(0.7) ? 'user' : 'api_key', ['supplier', id], {
     source: 'import',
     api_key_id: recordId(ctx, 'api_keys', 0),
   });
@@ -174,11 +174,10 @@ export function buildAssessment(u: Unit, s: SupplierInfo, a: AssessmentPlan) {
     completed_at: t.completed === null ? null : iso(t.completed),
     contract_value: rng.chance(0.3) ? null : rng.money(10_000, 2_000_000),
   });
-  audit(u, t.created, 'assessment.created', 'user', ['assessment', id], { supplier_id: s.id });
+  audit(u, 'assessment.created', 'user', ['assessment', id], { supplier_id: s.id });
   const gaps = buildGaps(u, id, a.gaps, t.sent ?? t.created, t.completed ?? t.created);
   if (t.completed === null) return;
-  if (completed)
-    audit(u, t.completed, 'assessment.completed', 'system', ['assessment', id], { decision, score });
+  if (completed) audit(u, 'assessment.completed', 'system', ['assessment', id], { decision, score });
   if (a.report) {
     const [, rid] = u.next('reports');
     const at = u.after(t.completed, 2 * DAY);

@@ -123,10 +123,13 @@ export class Unit {
   }
 }
 
-/** An audit log entry; `target` is [target_type, target_id]. */
+/**
+ * An audit log entry; `target` is [target_type, target_id]. It has no instants: an import appends entries to the
+ * trail after its last one, never among them (docs/decisions.md P102), so the service stamps each as it appends
+ * it, like its own. Dated entries would be refused in any workspace whose trail has begun.
+ */
 export function audit(
   u: Unit,
-  at: number,
   action: AuditAction,
   actor: (typeof AuditActorType)[number],
   target: [string, string | null],
@@ -139,15 +142,17 @@ export function audit(
       : actor === 'api_key'
         ? recordId(u.ctx, 'api_keys', 0)
         : null;
-  u.emit('audit_logs', at, null, {
-    id,
-    occurred_at: iso(at),
-    action,
-    actor_type: actor,
-    actor_id: actorId,
-    target_type: target[0],
-    target_id: target[1],
-    request_id: actor === 'system' ? null : `req_${u.rng.hex(3)}`,
-    metadata: meta,
-  });
+  u.out.push([
+    'audit_logs',
+    {
+      id,
+      action,
+      actor_type: actor,
+      actor_id: actorId,
+      target_type: target[0],
+      target_id: target[1],
+      request_id: actor === 'system' ? null : `req_${u.rng.hex(3)}`,
+      metadata: meta,
+    },
+  ]);
 }
