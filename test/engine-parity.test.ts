@@ -259,7 +259,7 @@ describe('one JSON rendering on both engines', () => {
         .filter(([, route]) => route.method === 'GET')
         .map(([operationId]) => operationId),
     ];
-    for (const answers of [embedded, server ?? embedded])
+    for (const answers of server ? [embedded, server] : [embedded])
       assert.deepEqual([...answers.operations].sort(), [...new Set(everyGet)].sort());
     if (server)
       assert.deepEqual(
@@ -274,11 +274,14 @@ describe('one JSON rendering on both engines', () => {
       ['PostgreSQL', server],
     ] as const) {
       if (!answers) continue;
+      let checked = 0;
       for (const [request, answer] of answers.bodies) {
-        const body = answer.slice(answer.indexOf('\n') + 1);
-        if (!answer.includes('application/json')) continue;
+        const [statusAndType = '', body = ''] = answer.split(/\n(.*)/s);
+        if (!statusAndType.includes('application/json')) continue;
         assert.deepEqual(renderingFaults(body, answers.documents).slice(0, 5), [], `${engine}, ${request}`);
+        checked += 1;
       }
+      assert.ok(checked > 100, `${engine}: ${checked} JSON answers checked`);
     }
   });
 
