@@ -46,7 +46,10 @@ const ANSWERS: Record<string, () => Sample> = {
     workspace_id: seedId('workspaces'),
     valid: true,
     entries_checked: records('audit_logs').length,
+    entries_total: records('audit_logs').length,
     first_broken: null,
+    // The verdict on the whole trail: nothing left to continue.
+    next_cursor: null,
   }),
   EndpointReplayResult: () => ({ replayed: records('webhook_deliveries').length }),
   AssessmentCompletedEvent: () => {

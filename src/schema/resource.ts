@@ -1,11 +1,13 @@
 // A resource is defined once: its fields' schemas give validation, the OpenAPI entry, the TypeScript type, and
 // its serialization to JSON (no field list is written twice, and a column the schema does not declare can
-// never leave the server). Two serializations come from the fields: `json`, SQL that builds the JSON inside
-// PostgreSQL (for nesting in aggregates and one-off reads), and `row`, for the hot read paths: a PostgreSQL
-// server returns each field as text and Node joins them. Building JSON costs the server more per value
-// (json_build_object looks up each value's type on every call) than Node spends escaping strings, so `row`
-// serves the same payload for less; PGlite is the other way round (bench/, docs/decisions.md).
-// test/serialization.test.ts holds them equal.
+// never leave the server). Two serializations come from the fields and write the same bytes (P124): `json`,
+// SQL that joins the fields' JSON texts inside PostgreSQL (for nesting in aggregates, one-off reads, and every
+// read on PGlite), and `row`, for the hot read paths on a server: each field as a text column, joined by Node.
+// Turning values into JSON costs a server more (to_json looks up each value's type on every call) than Node
+// spends escaping strings, so `row` serves the same bytes for less there; PGlite is the other way round: its
+// driver decodes every value in JavaScript, so one text per row is cheapest (bench/, docs/decisions.md).
+// Neither uses json_build_object or json_agg, whose text has spaces around `:` and after `,`.
+// test/serialization.test.ts holds the two byte-equal.
 import { type TObject, type TSchema, Type } from 'typebox';
 import type { Engine } from '../storage/db.js';
 
@@ -47,7 +49,7 @@ export interface Resource<F extends Record<string, FieldSpec> = Record<string, F
    * so a write cannot name a column the resource does not define. Tenant and internal columns come before it.
    */
   columnList(...names: (keyof F & string)[]): string;
-  /** `json_build_object(...)::text` over alias `alias`, with or without the personal fields. */
+  /** SQL of the record's JSON text over alias `alias`, with or without the personal fields: what row() renders. */
   json(alias: string, options: { pii: boolean }): string;
   /**
    * The same payload as `json`, as the select list and renderer suited to `engine`: on a PostgreSQL server,
@@ -66,11 +68,13 @@ export interface RowShape {
 }
 
 /**
- * How a field travels as text: a stored string as itself, escaped by Node (JSON.stringify escapes exactly the
- * characters json_build_object does); a stored instant through iso(); anything else (numbers, booleans,
- * arrays, objects, dates, computed values) as PostgreSQL's own JSON of the value, copied verbatim.
+ * How a field travels as text: a stored string as itself, escaped as JSON (JSON.stringify in Node and to_json
+ * in PostgreSQL escape exactly the same characters); a stored instant through iso(); a number in its shortest
+ * form (trim_scale: `134829`, not numeric(16, 2)'s `134829.00`; P125); anything else (integers, booleans,
+ * arrays, dates, computed values, stored documents as jsonb prints them) as PostgreSQL's own JSON of the value,
+ * copied verbatim.
  */
-type TextForm = 'string' | 'instant' | 'json';
+type TextForm = 'string' | 'instant' | 'number' | 'json';
 
 function textForm(schema: TSchema): TextForm {
   const s = schema as { type?: string; format?: string; anyOf?: TSchema[] };
@@ -78,15 +82,46 @@ function textForm(schema: TSchema): TextForm {
     const branches = s.anyOf.filter((branch) => (branch as { type?: string }).type !== 'null');
     return branches.length === 1 ? textForm(branches[0] as TSchema) : 'json';
   }
+  if (s.type === 'number') return 'number';
   if (s.type !== 'string') return 'json';
   if (s.format === 'date-time') return 'instant';
   // A date's text depends on DateStyle; its JSON does not.
   return s.format === 'date' ? 'json' : 'string';
 }
 
-function isDateTime(schema: TSchema): boolean {
-  const s = schema as { format?: string; anyOf?: TSchema[] };
-  return s.format === 'date-time' || (s.anyOf?.some(isDateTime) ?? false);
+/** A served field: its name, the SQL of its value over the alias, and how that value travels. */
+interface ServedField {
+  name: string;
+  value: string;
+  form: TextForm;
+}
+
+function servedFields(entries: [string, FieldSpec][], alias: string, pii: boolean): ServedField[] {
+  return entries
+    .filter(([, spec]) => pii || !spec.pii)
+    .map(([name, spec]) => {
+      const form = textForm(spec.schema);
+      if (spec.sql === undefined) return { name, value: `${alias}.${name}`, form };
+      // A computed value is already what the field serves (an instant already formatted).
+      return {
+        name,
+        value: `(${spec.sql.replaceAll('$t', alias)})`,
+        form: form === 'instant' ? 'string' : form,
+      };
+    });
+}
+
+/** SQL of a field's value as JSON should show it: text, an instant's iso(), a number's shortest decimal. */
+function valueSql({ value, form }: ServedField): string {
+  if (form === 'string') return `${value}::text`;
+  if (form === 'instant') return `iso(${value})`;
+  return form === 'number' ? `trim_scale(${value}::numeric)` : value;
+}
+
+/** SQL of a field's text column: its value, or for a number or a JSON value, PostgreSQL's JSON of it. */
+function cellSql(served: ServedField): string {
+  const value = valueSql(served);
+  return served.form === 'number' || served.form === 'json' ? `to_json(${value})::text` : value;
 }
 
 /** The table of each resource, by its name (the title of its schema): the OpenAPI examples show records of
@@ -138,22 +173,11 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
       const cacheKey = `${alias}:${pii}`;
       let sql = cache.get(cacheKey);
       if (!sql) {
-        const pairs = entries
-          .filter(([, spec]) => pii || !spec.pii)
-          .map(([name, spec]) => {
-            const expression =
-              spec.sql?.replaceAll('$t', alias) ??
-              (isDateTime(spec.schema) ? `iso(${alias}.${name})` : `${alias}.${name}`);
-            return `'${name}', ${expression}`;
-          });
-        // json_build_object takes at most 100 arguments: build in chunks and merge.
-        const chunks: string[] = [];
-        for (let i = 0; i < pairs.length; i += 50)
-          chunks.push(`jsonb_build_object(${pairs.slice(i, i + 50).join(', ')})`);
-        sql =
-          chunks.length === 1
-            ? `json_build_object(${pairs.join(', ')})::text`
-            : `(${chunks.join(' || ')})::text`;
+        // row_to_json names each value after its column and writes no whitespace between tokens (P124):
+        // the bytes row() renders. Keys are quoted as identifiers, so a keyword can be a field's name.
+        const served = servedFields(entries, alias, pii);
+        const columns = served.map((field) => `${valueSql(field)} as ${JSON.stringify(field.name)}`);
+        sql = `(select row_to_json(fields)::text from (select ${columns.join(', ')}) fields)`;
         cache.set(cacheKey, sql);
       }
       return sql;
@@ -170,22 +194,13 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
         shapes.set(cacheKey, shape);
       }
       if (!shape) {
-        const served = entries.filter(([, spec]) => pii || !spec.pii);
-        // A computed value is already what the field serves (an instant already formatted).
-        const forms = served.map(([, spec]) => {
-          const form = textForm(spec.schema);
-          return spec.sql !== undefined && form === 'instant' ? 'string' : form;
-        });
-        const columns = served.map(([name, spec], i) => {
-          const value = spec.sql === undefined ? `${alias}.${name}` : `(${spec.sql.replaceAll('$t', alias)})`;
-          if (forms[i] === 'instant') return `iso(${value})`;
-          return forms[i] === 'string' ? `${value}::text` : `to_json(${value})::text`;
-        });
+        const served = servedFields(entries, alias, pii);
+        const forms = served.map((f) => f.form);
         // `{"id":`, `,"name":`, …: the text before each value.
-        const keys = served.map(([name], i) => `${i === 0 ? '{' : ','}${JSON.stringify(name)}:`);
+        const keys = served.map(({ name }, i) => `${i === 0 ? '{' : ','}${JSON.stringify(name)}:`);
         const width = served.length;
         shape = {
-          sql: columns.join(', '),
+          sql: served.map(cellSql).join(', '),
           width,
           render(cells, start = 0) {
             if (width === 0) return '{}';
@@ -194,7 +209,7 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
               const value = cells[start + i];
               out += keys[i];
               if (value === null || value === undefined) out += 'null';
-              else if (forms[i] === 'json') out += value as string;
+              else if (forms[i] === 'json' || forms[i] === 'number') out += value as string;
               else if (forms[i] === 'instant') out += `"${value as string}"`;
               else out += JSON.stringify(value);
             }

@@ -37,6 +37,8 @@ export interface HarnessOptions {
   authCacheTtlMs?: number;
   /** Keeps every log line of the harness's applications, at the most verbose level. */
   logs?: LogCapture;
+  /** The engine to run on; default ENGINE. PostgreSQL needs the PostgreSQL run of the suite. */
+  engine?: typeof ENGINE;
 }
 
 export interface Response {
@@ -56,13 +58,16 @@ export interface TestWorkspace {
   keyId: string;
 }
 
-async function openTestDatabase(): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
+async function openTestDatabase(
+  engine: typeof ENGINE,
+): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) {
+  if (engine === 'pglite') {
     const db = await openEmbedded();
     await migrate(db);
     return { db, drop: async () => undefined };
   }
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: PostgreSQL is not available to this run');
   const template = process.env.TEST_TEMPLATE_DB;
   if (!template) throw new Error('TEST_TEMPLATE_DB is not set: run the tests through npm test');
   const name = `${process.env.TEST_DB_PREFIX ?? 'tprm_t_'}${randomBytes(6).toString('hex')}`;
@@ -98,7 +103,7 @@ export class Harness {
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
-    const { db, url, drop } = await openTestDatabase();
+    const { db, url, drop } = await openTestDatabase(options.engine ?? ENGINE);
     const adminToken = generateAdminToken();
     recordSensitive(adminToken);
     const dataDir = await mkdtemp(join(tmpdir(), 'tprm-test-'));

@@ -7,7 +7,7 @@ import type { Criticality } from '../../schema/fields.js';
 import { buildAlert } from './action-plans.js';
 import { cycled, DAY, date, fill, iso } from './format.js';
 import type { UnitPlan } from './plan.js';
-import { SETUP_DAYS_AGO, SETUP_ENDPOINT, SETUP_KEYS } from './setup.js';
+import { SETUP_ENDPOINT, SETUP_KEYS } from './setup.js';
 import { audit, recordId, type Unit } from './unit.js';
 import {
   AREAS,

@@ -1,6 +1,6 @@
 // Risks (risk-data-api.md "Risks", scope risks:read for all): GET /risks, GET /risks/{id}/treatments,
 // GET /risk-scores, GET /risk-matrix, GET /risk-acceptances. One SQL round trip per request; rows are
-// serialized to JSON inside PostgreSQL.
+// serialized to JSON inside PostgreSQL, without whitespace between tokens (P124).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { invalidRequest, notFound } from '../../http/errors.js';
@@ -127,14 +127,15 @@ const getRiskScores = route({
          select coalesce($1::timestamptz, hi - interval '90 days') as lo, hi
            from (select coalesce($2::timestamptz, now()) as hi) w)
        select win.lo > win.hi as inverted,
-              (select json_build_object('score', p.score, 'band', ${WORKSPACE_BAND_SQL('p')}, 'as_of', iso(p.at))
+              (select '{"score":' || p.score || ',"band":' || to_json(${WORKSPACE_BAND_SQL('p')}) ||
+                      ',"as_of":"' || iso(p.at) || '"}'
                  from risk_score_points p
                 where p.workspace_id = $ws and p.at <= now()
-                order by p.at desc, p.id desc limit 1)::text as current,
-              (select coalesce(json_agg((${RiskScorePoint.json('h', { pii: false })})::json order by h.at, h.id), '[]')
+                order by p.at desc, p.id desc limit 1) as current,
+              (select '[' || coalesce(string_agg(${RiskScorePoint.json('h', { pii: false })}, ',' order by h.at, h.id), '') || ']'
                  from (select p.* from risk_score_points p
                         where p.workspace_id = $ws and p.at between win.lo and win.hi
-                        order by p.at desc, p.id desc limit $3) h)::text as history
+                        order by p.at desc, p.id desc limit $3) h) as history
          from win
         where $ws is not null`,
       [q.from ?? null, q.to ?? null, q.limit],
