@@ -5,6 +5,7 @@ import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
 import { mcpCommand } from './commands/mcp.js';
+import { serveCommand } from './commands/serve.js';
 import { storeCommands } from './commands/store.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspaces.js';
@@ -51,5 +52,6 @@ ${examples([
   auditCommands(program);
   storeCommands(program);
   mcpCommand(program);
+  serveCommand(program);
   return program;
 }
