@@ -4,7 +4,8 @@
 // instrumentations must see the service's modules load.
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../../../config.js';
-import { TracingConfigError, tracingRequested } from '../../../telemetry/tracing.js';
+// Only the environment check and the starter: the SDK itself is imported by startTracing when it is called.
+import { startTracing, TracingConfigError, tracingRequested } from '../../../telemetry/tracing.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
 import { packageVersion } from '../version.js';
@@ -68,7 +69,6 @@ ${examples([
       if (opts.role) process.env.ROLE = opts.role;
       try {
         if (tracingRequested()) {
-          const { startTracing } = await import('../../../telemetry/tracing.js');
           const tracing = await startTracing({ version: packageVersion() });
           // Best effort: what the batch holds is sent while the service drains.
           process.once('SIGTERM', () => void tracing.shutdown().catch(() => undefined));
