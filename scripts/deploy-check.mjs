@@ -19,6 +19,8 @@ const MAX_IMAGE_BYTES = 250 * 1000 * 1000;
 const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 const secret = () => randomBytes(32).toString('base64url');
+/** fetch, bounded: a connection that never answers is a failed try, not a hang. */
+const request = (url, init = {}) => fetch(url, { signal: AbortSignal.timeout(10_000), ...init });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function docker(args, options = {}) {
@@ -49,7 +51,7 @@ async function eventually(what, probe, timeoutMs = 90_000) {
 }
 
 async function json(url, init = {}) {
-  const res = await fetch(url, init);
+  const res = await request(url, init);
   const text = await res.text();
   if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
@@ -151,7 +153,7 @@ async function embeddedStore() {
         .pop();
     const publicUrl = `http://127.0.0.1:${port(8080)}`;
     const adminUrl = `http://127.0.0.1:${port(8081)}`;
-    await eventually('/readyz answers 200', async () => (await fetch(`${adminUrl}/readyz`)).status === 200);
+    await eventually('/readyz answers 200', async () => (await request(`${adminUrl}/readyz`)).status === 200);
     check(true, '/readyz 200 through the published port (the container listens on 0.0.0.0)');
     const ws = await workspaceWithKey(adminUrl, adminToken, ['suppliers:read']);
     check(await authenticatedList(publicUrl, ws.key), 'an authenticated list (GET /v1/suppliers)');
@@ -233,11 +235,11 @@ async function postgresAndRedis() {
       'all',
     ]);
     const adminUrl = `http://127.0.0.1:${adminPort}`;
-    await eventually('/readyz answers 200', async () => (await fetch(`${adminUrl}/readyz`)).status === 200);
+    await eventually('/readyz answers 200', async () => (await request(`${adminUrl}/readyz`)).status === 200);
     check(true, '/readyz 200');
     const ws = await workspaceWithKey(adminUrl, adminToken, ['suppliers:read']);
     check(await authenticatedList(`http://127.0.0.1:${port}`, ws.key), 'an authenticated list');
-    const metrics = await (await fetch(`${adminUrl}/metrics`)).text();
+    const metrics = await (await request(`${adminUrl}/metrics`)).text();
     check(/^tprm_rate_limiter_mode\{mode="redis"\} 1$/m.test(metrics), 'rate limits on Redis');
     const stopped = stop(name);
     check(stopped.code === 0, `SIGTERM: exit code ${stopped.code} after ${stopped.seconds.toFixed(1)} s`);
@@ -298,13 +300,13 @@ async function composeFleet() {
     for (const api of apis)
       await eventually(
         `${api.name} ready`,
-        async () => (await fetch(`${api.adminUrl}/readyz`)).status === 200,
+        async () => (await request(`${api.adminUrl}/readyz`)).status === 200,
         180_000,
       );
     check(/Exit 0/.test(compose('ps', 'migrate')), 'the migrate service ran once and exited 0');
     await eventually(
       'worker ready',
-      async () => (await fetch(`http://127.0.0.1:${base + 4}/readyz`)).status === 200,
+      async () => (await request(`http://127.0.0.1:${base + 4}/readyz`)).status === 200,
     );
     const ws = await workspaceWithKey(apis[0].adminUrl, adminToken, ['suppliers:read']);
     for (const api of apis)
@@ -336,11 +338,14 @@ async function composeFleet() {
   }
 }
 
+// Undici's sockets and the abort timers do not keep Node alive: this does, until every check has ended.
+const alive = setInterval(() => undefined, 1000);
 const started = Date.now();
 const megabytes = inspectImage();
 await embeddedStore();
 await postgresAndRedis();
 await composeFleet();
+clearInterval(alive);
 console.log(
   `== deploy check passed in ${((Date.now() - started) / 1000).toFixed(0)} s (image ${megabytes} MB)`,
 );

@@ -53,6 +53,15 @@ after(async () => {
 test('the package holds the compiled service and its runtime files, and no sources or dev dependency', () => {
   assert.ok(!existsSync(join(app, 'src')), 'no src/ in the package');
   assert.ok(!existsSync(join(app, 'node_modules/typescript')), 'no dev dependency installed');
+  // Only the package's own folders and node_modules: nothing installed for a linked development folder.
+  assert.deepEqual(readdirSync(app).sort(), [
+    'README.md',
+    'bin',
+    'dist',
+    'node_modules',
+    'package-lock.json',
+    'package.json',
+  ]);
   const storage = readdirSync(join(app, 'dist/src/storage'));
   assert.ok(
     storage.some((name) => /^pglite-template-\w+\.tar\.gz$/.test(name)),

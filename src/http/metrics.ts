@@ -2,8 +2,8 @@
 // incremented where the event happens; gauges of state (database pool, rate limiter) are read from their
 // sources at scrape time, once `observe` has named them.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { packageVersion } from '../management/cli/version.js';
 import type { Db } from '../storage/db.js';
+import { packageVersion } from '../version.js';
 import { LIMITER_MODES, type RateLimiter } from './rate-limit.js';
 
 export interface MetricSources {

@@ -1,5 +1,6 @@
 // The `tprm` program: global options, help, version, and the command groups.
 import { Command } from 'commander';
+import { packageVersion } from '../../version.js';
 import { auditCommands } from './commands/audit.js';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
@@ -11,7 +12,6 @@ import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { examples } from './options.js';
 import { DEFAULT_ADMIN_URL } from './transport.js';
-import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('tprm')

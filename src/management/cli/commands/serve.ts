@@ -6,9 +6,9 @@ import { type Command, Option } from 'commander';
 import { loadConfig } from '../../../config.js';
 // Only the environment check and the starter: the SDK itself is imported by startTracing when it is called.
 import { startTracing, TracingConfigError, tracingRequested } from '../../../telemetry/tracing.js';
+import { packageVersion } from '../../../version.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
-import { packageVersion } from '../version.js';
 
 /** The environment variables the service's settings are read from, observed rather than listed twice. */
 export function settingVariables(): string[] {
