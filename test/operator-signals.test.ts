@@ -5,8 +5,9 @@
 // named by route, PostgreSQL statements inside them, and webhook sends whose `traceparent` the receiver gets.
 // Off, no OpenTelemetry SDK, exporter or instrumentation is loaded.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { redactUrls } from '../src/telemetry/tracing.js';
 import { packageVersion } from '../src/version.js';
+import { finished } from './support/child.js';
 import { ENGINE, Harness } from './support/harness.js';
 import { LogCapture, recordSensitive } from './support/logs.js';
 import { scrape } from './support/metrics.js';
@@ -258,6 +260,28 @@ describe('OpenTelemetry traces (tprm serve with OTEL_*)', () => {
     assert.equal((await fetch(`${service.adminUrl}/readyz`)).status, 200);
     assert.equal(await service.kill('SIGTERM'), 0);
     assert.deepEqual(loadedAtExit(service), []);
+  });
+
+  test('an exporter or protocol it cannot use stops the start with one line naming the variable', async () => {
+    for (const [env, variable] of [
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+        'OTEL_EXPORTER_OTLP_PROTOCOL',
+      ],
+      [{ OTEL_TRACES_EXPORTER: 'zipkin' }, 'OTEL_TRACES_EXPORTER'],
+    ] as const) {
+      const dataDir = join(work, randomUUID());
+      const result = await finished(
+        spawn(process.execPath, ['bin/tprm.js', 'serve'], {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', ADMIN_PORT: '0', ...env },
+        }),
+      );
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.match(result.stderr, new RegExp(`^error: ${variable} must be`));
+      assert.ok(!existsSync(dataDir), 'nothing started');
+    }
   });
 
   test('URL attributes keep the route and the origin only', () => {
