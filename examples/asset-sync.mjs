@@ -17,7 +17,7 @@
 // of fields is skipped and reported, like an item the API skips.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createClient } from '../sdk/dist/esm/index.js';
+import { createClient } from '@tprm/client';
 
 const BATCH_SIZE = 500;
 

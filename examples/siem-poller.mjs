@@ -11,7 +11,7 @@
 // override them; --once reads what is there and exits. Progress goes to stderr, entries to stdout.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createClient } from '../sdk/dist/esm/index.js';
+import { createClient } from '@tprm/client';
 
 const { values: flags } = parseArgs({
   options: {

@@ -11,7 +11,7 @@
 // SEEN_FILE (default ./seen-events.txt: the event ids already processed, kept across restarts).
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createClient, TprmApiError, WebhookSignatureError, webhooks } from '../sdk/dist/esm/index.js';
+import { createClient, TprmApiError, WebhookSignatureError, webhooks } from '@tprm/client';
 
 const secret = process.env.WEBHOOK_SECRET;
 if (!secret) {

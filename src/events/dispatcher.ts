@@ -497,6 +497,7 @@ export class Dispatcher {
    */
   private logFailure(attempt: ClaimedAttempt, failure: Failure, result: Result): void {
     const fields = {
+      workspace_id: attempt.workspace_id,
       endpoint_id: attempt.endpoint_id,
       event_id: attempt.event_id,
       delivery_id: attempt.id,

@@ -3,6 +3,7 @@
 // sources at scrape time, once `observe` has named them.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../storage/db.js';
+import { packageVersion } from '../version.js';
 import { LIMITER_MODES, type RateLimiter } from './rate-limit.js';
 
 export interface MetricSources {
@@ -39,6 +40,13 @@ export function createMetrics(): Metrics {
     registry.removeSingleMetric(`tprm_nodejs_${name}`);
   let sources: MetricSources | undefined;
   const registers = [registry];
+  // Which build answers (Prometheus's `_info` convention): joins any series by version during a rollout.
+  new Gauge({
+    name: 'tprm_build_info',
+    help: 'The version of tprm-api this process runs (always 1).',
+    labelNames: ['version'],
+    registers,
+  }).set({ version: packageVersion() }, 1);
 
   // Database pool.
   new Gauge({

@@ -226,6 +226,7 @@ async function authenticate(
     throw invalidApiKey();
   }
   request.workspaceId = found.record.workspaceId;
+  request.apiKeyId = found.record.keyId;
   const buckets = route.extraBuckets
     ? [...services.buckets.workspace, ...services.buckets[route.extraBuckets]]
     : services.buckets.workspace;
@@ -239,6 +240,7 @@ async function authenticate(
   const refuse = async () => {
     await services.limiter.refund(rateKey, buckets);
     request.workspaceId = null;
+    request.apiKeyId = null;
     for (const name of RATE_LIMIT_HEADERS) reply.removeHeader(name);
     return invalidApiKey();
   };

@@ -18,6 +18,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller's workspace once known (public API: from the key; admin API: from the path). */
     workspaceId: string | null;
+    /** The id of the API key that authenticated the request (public API), for the request log line. */
+    apiKeyId: string | null;
     /** The rate-limit decision taken for this request, if any. */
     rateDecision: RateDecision | null;
   }
@@ -104,6 +106,7 @@ export function createServer(
   });
 
   app.decorateRequest('workspaceId', null);
+  app.decorateRequest('apiKeyId', null);
   app.decorateRequest('rateDecision', null);
   // Before any route's own checks, and before the 404 of an unknown path: the request is not one to answer.
   app.addHook('onRequest', async (request) => {
@@ -131,6 +134,11 @@ export function createServer(
     request.log.info(
       {
         workspace_id: request.workspaceId,
+        // Who called, for an operator following one client: the key's id (never its secret), the TCP peer
+        // (forwarding headers are not trusted) and its user agent, bounded (P137).
+        api_key_id: request.apiKeyId,
+        client_address: request.ip,
+        user_agent: request.headers['user-agent']?.slice(0, 256) ?? null,
         method,
         route,
         status,

@@ -5,12 +5,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 function migrationsDir(): string {
-  // Compiled code runs from dist/src/storage; the SQL files stay in src/storage/migrations.
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [join(here, 'migrations'), join(here, '../../../src/storage/migrations')]) {
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error('SQL migrations directory not found');
+  // The SQL files live in src/storage/migrations; `npm run build` copies them beside the compiled code
+  // (scripts/runtime-assets.mjs), so that dist/ runs without src/.
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+  if (!existsSync(dir))
+    throw new Error(`SQL migrations directory not found: ${dir} (the build copies it there: npm run build)`);
+  return dir;
 }
 
 export interface Migration {

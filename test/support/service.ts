@@ -18,9 +18,18 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the service with `env` (on top of a minimal environment) and waits for its ready line. */
-export function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+/**
+ * Starts the service with `env` (on top of a minimal environment) and waits for its ready line. By default the
+ * service of this checkout (`node dist/src/main.js`); `command` runs another entry, e.g. a packed copy's
+ * `tprm serve`.
+ */
+export function startService(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  command: { args: string[]; cwd?: string } = { args: [MAIN] },
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, command.args, {
+    cwd: command.cwd,
     env: {
       PATH: process.env.PATH ?? '',
       ADMIN_PORT: '0',

@@ -1,16 +1,17 @@
 // The `tprm` program: global options, help, version, and the command groups.
 import { Command } from 'commander';
+import { packageVersion } from '../../version.js';
 import { auditCommands } from './commands/audit.js';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
 import { mcpCommand } from './commands/mcp.js';
+import { serveCommand } from './commands/serve.js';
 import { storeCommands } from './commands/store.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspaces.js';
 import { examples } from './options.js';
 import { DEFAULT_ADMIN_URL } from './transport.js';
-import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('tprm')
@@ -51,5 +52,6 @@ ${examples([
   auditCommands(program);
   storeCommands(program);
   mcpCommand(program);
+  serveCommand(program);
   return program;
 }

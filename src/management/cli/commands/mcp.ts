@@ -5,9 +5,9 @@ import { type Command, Option } from 'commander';
 import { createClient } from '../../../../sdk/src/index.js';
 import type { HttpTimeouts } from '../../../http/edge.js';
 import { isLoopback, MCP_PATH } from '../../../mcp/address.js';
+import { packageVersion } from '../../../version.js';
 import { CliError } from '../errors.js';
 import { examples, integer } from '../options.js';
-import { packageVersion } from '../version.js';
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:8080/v1';
 const DEFAULT_MCP_PORT = 8090;

@@ -1,4 +1,4 @@
-// The version `tprm --version` prints and the MCP server reports.
+// The version of this package: what `tprm --version` prints, the MCP server reports and tprm_build_info labels.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
