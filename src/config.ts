@@ -3,7 +3,6 @@
 import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { pino } from 'pino';
 import {
   DEFAULT_DISABLE_AFTER_MS,
   DEFAULT_RETRY_DELAYS_MS,
@@ -42,7 +41,9 @@ export interface Config extends HttpTimeouts {
 export class ConfigError extends Error {}
 
 const ROLES: readonly Role[] = ['api', 'worker', 'all'];
-const LOG_LEVELS = [...Object.keys(pino.levels.values), 'silent'];
+/** pino's levels and `silent`, written out so that the CLI, which reads these settings, loads no pino (a test
+ * compares the list with pino's). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const DURATION = 'a duration such as 500ms, 10s, 5m, 2h or 5d (at most 24 days)';
 const PORT_FORM = 'a port number from 0 to 65535 (0 picks a free one)';
 const HOST_FORM = 'an IP address or host name of this machine (e.g. 127.0.0.1, 0.0.0.0 or ::)';
@@ -234,4 +235,17 @@ export function usage(): string {
     'A bad setting stops the start with exit code 2 and one line naming it.\n\n' +
     `${settings.join('')}`
   );
+}
+
+/** The environment variables the service's settings are read from, observed rather than listed twice. */
+export function settingVariables(): string[] {
+  const read = new Set<string>();
+  const env = new Proxy({} as NodeJS.ProcessEnv, {
+    get: (_target, name) => {
+      if (typeof name === 'string') read.add(name);
+      return undefined;
+    },
+  });
+  loadConfig(env);
+  return [...read].sort();
 }

@@ -1,7 +1,8 @@
 // Process entry: reads the settings, opens storage, applies migrations, and starts what ROLE asks for.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildAdminApp, buildPublicApp, createDispatcher } from './app.js';
@@ -222,7 +223,19 @@ async function main(args: string[]): Promise<void> {
   purge.unref();
 }
 
-main(process.argv.slice(2)).catch((error) => {
+/** Whether this file is the process's entry (`node dist/src/main.js …`): `tprm serve` imports it, and the
+ * arguments are then the CLI's, already judged. */
+function isEntry(): boolean {
+  try {
+    return (
+      process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href
+    );
+  } catch {
+    return false;
+  }
+}
+
+main(isEntry() ? process.argv.slice(2) : []).catch((error) => {
   // A setting that cannot work exits 2 (P118); a store that cannot be used, or anything else, exits 1.
   if (error instanceof ConfigError) {
     process.stderr.write(`tprm-api: ${error.message}\n`);

@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { settingVariables } from '../src/management/cli/commands/serve.js';
+import { ConfigError, loadConfig, settingVariables } from '../src/config.js';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
 const read = (path: string) => readFileSync(join(DEPLOY, path), 'utf8');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { settingVariables } from '../src/management/cli/commands/serve.js';
+import { settingVariables } from '../src/config.js';
 
 /** The variables named in the first column of the markdown table under `heading` (`A` / `B` cells name two). */
 function documented(file: string, heading: string): string[] {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { settingVariables } from '../src/management/cli/commands/serve.js';
+import { settingVariables } from '../src/config.js';
 import { finished } from './support/child.js';
 import { ENGINE, Harness } from './support/harness.js';
 import { recordSensitive } from './support/logs.js';

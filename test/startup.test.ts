@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, SETTINGS, type SettingName } from '../src/config.js';
+import { pino } from 'pino';
+import { LOG_LEVELS, SETTINGS, type SettingName, settingVariables } from '../src/config.js';
 import { FIRST_START_FILE } from '../src/management/bootstrap.js';
 import { generateAdminToken, sha256 } from '../src/security/secrets.js';
 import { readSetting, writeSetting } from '../src/storage/settings.js';
@@ -61,19 +62,6 @@ function runToEnd(env: Record<string, string>, args: string[] = []): Promise<End
   });
 }
 
-/** The environment variables loadConfig reads, observed rather than listed twice. */
-function variablesRead(): string[] {
-  const read = new Set<string>();
-  const env = new Proxy({} as NodeJS.ProcessEnv, {
-    get: (_target, name) => {
-      if (typeof name === 'string') read.add(name);
-      return undefined;
-    },
-  });
-  loadConfig(env);
-  return [...read].sort();
-}
-
 /** A TCP listener on 127.0.0.1 holding a port, as another program would. */
 async function holdPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
@@ -87,6 +75,10 @@ async function holdPort(): Promise<{ port: number; server: Server }> {
 describe('settings (P118)', {
   skip: ENGINE !== 'pglite' && 'belongs to the embedded-store run of the suite',
 }, () => {
+  test("LOG_LEVEL accepts exactly pino's levels and silent (the list is written out so the CLI loads no pino)", () => {
+    assert.deepEqual([...LOG_LEVELS].sort(), [...Object.keys(pino.levels.values), 'silent'].sort());
+  });
+
   test('every setting the process reads: a bad value exits 2 with one line naming the variable and its accepted form, no stack trace; a port in use too', async () => {
     const dataDir = scratchDir('settings');
     const aFile = join(dataDir, 'a-file');
@@ -118,10 +110,10 @@ describe('settings (P118)', {
     ];
     assert.deepEqual(
       [...new Set(bad.map(([name]) => name))].sort(),
-      variablesRead(),
+      settingVariables(),
       'one bad value at least for every variable the process reads',
     );
-    assert.deepEqual(Object.keys(SETTINGS).sort(), variablesRead(), '--help lists exactly those');
+    assert.deepEqual(Object.keys(SETTINGS).sort(), settingVariables(), '--help lists exactly those');
 
     const held = await Promise.all([holdPort(), holdPort()]);
     try {

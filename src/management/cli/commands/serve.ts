@@ -3,25 +3,12 @@
 // `node dist/src/main.js`. OpenTelemetry is started first when OTEL_* asks for traces (P133), since its
 // instrumentations must see the service's modules load.
 import { type Command, Option } from 'commander';
-import { loadConfig } from '../../../config.js';
+import { settingVariables } from '../../../config.js';
 // Only the environment check and the starter: the SDK itself is imported by startTracing when it is called.
 import { startTracing, TracingConfigError, tracingRequested } from '../../../telemetry/tracing.js';
 import { packageVersion } from '../../../version.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
-
-/** The environment variables the service's settings are read from, observed rather than listed twice. */
-export function settingVariables(): string[] {
-  const read = new Set<string>();
-  const env = new Proxy({} as NodeJS.ProcessEnv, {
-    get: (_target, name) => {
-      if (typeof name === 'string') read.add(name);
-      return undefined;
-    },
-  });
-  loadConfig(env);
-  return [...read].sort();
-}
 
 /** The names, wrapped to lines of at most `width` characters. */
 function wrap(names: string[], width: number, indent: string): string {
