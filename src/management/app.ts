@@ -1,7 +1,7 @@
 // The management listener: /admin (bearer ADMIN_TOKEN) from the admin route table, its OpenAPI document and
 // reference page, and the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, invalidRequest, notFound } from '../http/errors.js';
+import { invalidRequest, notFound } from '../http/errors.js';
 import { assertNoBody, assertSingleValuedHeaders } from '../http/request-headers.js';
 import { rateLimited } from '../http/route.js';
 import { isUuid, validateBody, validateQuery } from '../http/validation.js';
@@ -11,7 +11,7 @@ import type { Services } from '../services.js';
 import { authenticateOperator } from './auth.js';
 import type { Operator } from './operations.js';
 import { registerProbes } from './probes.js';
-import type { AdminRouteDef, AdminRouteTable } from './route.js';
+import { type AdminRouteDef, type AdminRouteTable, routeLimitExceeded } from './route.js';
 
 export function buildAdminRoutes(app: FastifyInstance, services: Services, routes: AdminRouteTable): void {
   const all = Object.entries(routes);
@@ -67,19 +67,14 @@ function register(app: FastifyInstance, services: Services, operationId: string,
       const input = { params, query, body: route.body ? request.body : undefined } as Parameters<
         typeof route.handler
       >[1];
-      const budget = route.limit && {
+      const { limit } = route;
+      const budget = limit && {
         key: `${operationId}:${params.id}`,
-        buckets: services.buckets[route.limit.buckets],
+        buckets: services.buckets[limit.buckets],
       };
-      if (budget && route.limit) {
+      if (limit && budget) {
         const decision = await services.limiter.consume(budget.key, budget.buckets);
-        if (!decision.allowed)
-          throw rateLimited(
-            request,
-            reply,
-            decision,
-            new ApiError('rate_limit_exceeded', route.limit.message),
-          );
+        if (!decision.allowed) throw rateLimited(request, reply, decision, routeLimitExceeded(limit));
       }
       let result: string | undefined;
       try {

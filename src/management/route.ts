@@ -3,6 +3,7 @@
 // and of the typed admin client that the CLI and the tests call (management/client.ts). The key of a route in
 // its table is its operationId and the client's method name.
 import type { Static, TObject, TSchema } from 'typebox';
+import { ApiError } from '../http/errors.js';
 import type { BucketSet, PathParams } from '../http/route.js';
 import type { Services } from '../services.js';
 import type { Operator } from './operations.js';
@@ -48,7 +49,7 @@ export interface AdminRouteDef<
    * rate_limit_exceeded` with `message` and `Retry-After`. Counted once the body is valid; a request the
    * handler refuses or fails gives its count back, so only the actions carried out are counted.
    */
-  limit?: { buckets: BucketSet; message: string; description: string };
+  limit?: RouteLimit;
   /** Statuses the handler itself may answer (404 of a path id, 409, 422 …), for the document. */
   errors?: readonly (400 | 404 | 409 | 422)[];
   handler(
@@ -70,3 +71,13 @@ export function adminRoute<
 
 /** Routes by operationId. */
 export type AdminRouteTable = Record<string, AdminRouteDef>;
+
+/** A route's own budget: the buckets it counts in, and what its 429 says (`message`) and documents. */
+export interface RouteLimit {
+  buckets: BucketSet;
+  message: string;
+  description: string;
+}
+
+/** The 429 of a spent route budget: what the listener sends and the document shows. */
+export const routeLimitExceeded = (limit: RouteLimit) => new ApiError('rate_limit_exceeded', limit.message);

@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import {
-  ApiError,
+  type ApiError,
   ErrorSchema,
   internalError,
   invalidRequest,
@@ -19,7 +19,7 @@ import { adminRoutes } from '../management/admin-routes.js';
 import { invalidAdminToken } from '../management/auth.js';
 import { ambiguousId } from '../management/locate.js';
 import { Liveness, Readiness } from '../management/probes.js';
-import type { AdminRouteDef, AdminRouteTable } from '../management/route.js';
+import { type AdminRouteDef, type AdminRouteTable, routeLimitExceeded } from '../management/route.js';
 import { StringEnum, Uuid } from '../schema/fields.js';
 import { adminRouteSamples, adminSample } from './code-samples.js';
 import {
@@ -96,7 +96,7 @@ function adminErrors(route: AdminRouteDef): Record<number, { description: string
   if (route.limit)
     errors[429] = {
       description: `${route.limit.description} ${errors[429]?.description}`,
-      examples: [new ApiError('rate_limit_exceeded', route.limit.message), ...(errors[429]?.examples ?? [])],
+      examples: [routeLimitExceeded(route.limit), ...(errors[429]?.examples ?? [])],
     };
   const declared = new Set(route.errors ?? []);
   if (declared.has(400) && route.validateBody === false)

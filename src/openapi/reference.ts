@@ -85,7 +85,7 @@ function page(title: string): string {
 }
 
 /** The two pages, by listener. */
-export const REFERENCE_PAGES = {
+const REFERENCE_PAGES = {
   public: { name: 'docs', body: page('Third-party risk data API reference') },
   admin: { name: 'admin/docs', body: page('Third-party risk data API: management reference') },
 } as const;

@@ -39,8 +39,8 @@ export function generateAdminToken(): string {
 }
 
 /** Estimated randomness an admin token must carry once its patterns are discounted (decision P115). */
-export const ADMIN_TOKEN_MIN_BITS = 72;
-export const ADMIN_TOKEN_MIN_LENGTH = 32;
+const ADMIN_TOKEN_MIN_BITS = 72;
+const ADMIN_TOKEN_MIN_LENGTH = 32;
 
 // The US keyboard: each key's row and horizontal position, the rows staggered as on the physical keyboard
 // (Tab is 1.5 keys wide, Caps Lock 1.75, Shift 2.25), a shifted character on its key's position.
@@ -84,7 +84,7 @@ function keysAdjacent(a: string, b: string): boolean {
  * log2 of the alphabet its token's character classes span (26 lower-case letters, 26 upper-case, 10 digits,
  * 32 other visible characters). Words are not recognised: nothing short of a generator proves randomness.
  */
-export function estimatedTokenBits(token: string): number {
+function estimatedTokenBits(token: string): number {
   let alphabet = 0;
   if (/[a-z]/.test(token)) alphabet += 26;
   if (/[A-Z]/.test(token)) alphabet += 26;

@@ -18,7 +18,7 @@ export const DEMO_WORKSPACE = { name: 'Demo workspace', plan: 'enterprise' } as 
 export const DEMO_ADMIN = { name: 'Demo Admin', email: 'admin@demo.example' } as const;
 
 /** The API keys and the webhook endpoint were set up at the start of the data's two years. */
-export const SETUP_DAYS_AGO = 729;
+const SETUP_DAYS_AGO = 729;
 
 /** The workspace's API keys: created (and revoked) this many days after the set-up began. */
 export const SETUP_KEYS: readonly {

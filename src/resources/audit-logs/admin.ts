@@ -126,13 +126,13 @@ interface Checked {
 }
 
 /** Before the first entry (no entry is at -infinity, so every one is after it). */
-const trailStart = (total: number): Checked => ({
+const TRAIL_START: Checked = {
   position: 0,
   occurred_at: '-infinity',
   id: '00000000-0000-0000-0000-000000000000',
   hash: null,
-  total,
-});
+  total: 0,
+};
 
 const cursorOf = (workspaceId: string) => cursorBinding(workspaceId, 'verifyAuditChain', {});
 
@@ -209,7 +209,7 @@ async function checkChunk(
   from: Checked | null,
   limit: number,
 ): Promise<{ report: Omit<AuditChainReport, 'next_cursor'>; next: Checked | null }> {
-  const start = from ?? trailStart(0);
+  const start = from ?? TRAIL_START;
   const [row] = await db.query<{
     last: Omit<Checked, 'total'> | null;
     broken: BrokenLink | null;
