@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import type { BucketSet } from './contract/operation.js';
 import { Authenticator } from './http/auth.js';
 import type { Metrics } from './http/metrics.js';
 import { CursorCodec } from './http/pagination.js';
@@ -13,7 +14,7 @@ import {
   WEBHOOK_TEST_BUCKETS,
   WORKSPACE_BUCKETS,
 } from './http/rate-limit.js';
-import type { BucketSet, PublicServices } from './http/route.js';
+import type { PublicServices } from './http/route.js';
 import { createDatabaseObjectStorage, type ObjectStorage } from './reports/storage.js';
 import type { Db } from './storage/db.js';
 import { serviceSecret } from './storage/settings.js';

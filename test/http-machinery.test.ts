@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { ERROR_STATUS } from '../src/http/errors.js';
+import { ERROR_STATUS } from '../src/contract/errors.js';
 import { adminRoutes } from '../src/management/admin-routes.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { Harness, type Response, type TestWorkspace } from './support/harness.js';

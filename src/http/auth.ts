@@ -3,9 +3,9 @@
 // hot path needs no extra round trip: requests carry the cache's answer into SQL (storage/tenant.ts), which
 // refuses stale credentials, and re-read the key before trusting an empty answer or an error (http/route.ts).
 
+import { ApiError } from '../contract/errors.js';
 import { constantTimeEqual, looksLikeApiKey, sha256 } from '../security/secrets.js';
 import type { Queryable } from '../storage/db.js';
-import { ApiError } from './errors.js';
 
 export interface KeyRecord {
   keyId: string;

@@ -13,7 +13,7 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ApiError, invalidRequest } from './errors.js';
+import { ApiError, invalidRequest } from '../contract/errors.js';
 import { assertHost } from './request-headers.js';
 
 /** The largest request body, and the largest MCP message on stdio (P1, P112). */

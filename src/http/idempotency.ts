@@ -6,8 +6,8 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
+import { ApiError, conflict, errorBody, invalidRequest } from '../contract/errors.js';
 import type { Db, Queryable } from '../storage/db.js';
-import { ApiError, conflict, errorBody, invalidRequest } from './errors.js';
 
 export interface StoredReply {
   status: number;

@@ -3,10 +3,10 @@
 // returns each field as text (Resource.row); Node joins the fields and the rows into the envelope.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TOptional, type TSchema, Type } from 'typebox';
+import { notFound } from '../contract/errors.js';
 import type { Scope } from '../schema/fields.js';
 import type { FieldSpec, Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
-import { notFound } from './errors.js';
 import { CursorParam, collectionSchema, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
 import { type PublicServices, type RouteContext, type RouteDef, route } from './route.js';
 

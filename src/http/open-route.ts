@@ -4,10 +4,11 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TObject, type TSchema, Type } from 'typebox';
+import { notFound } from '../contract/errors.js';
+import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
+import type { BucketSet, ResponseSpec } from '../contract/operation.js';
 import type { Services } from '../services.js';
-import { notFound } from './errors.js';
-import { type ResponseHeader, STAMPED_HEADERS } from './headers.js';
-import { type BucketSet, limitByAddress, type ResponseSpec } from './route.js';
+import { limitByAddress } from './route.js';
 import { checker } from './validation.js';
 
 export interface OpenRouteDef {

@@ -3,9 +3,9 @@
 // skipped or repeated) and an HMAC; any other cursor is a 400, never rows.
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
+import { invalidRequest } from '../contract/errors.js';
 import { Currency, Nullable, StringEnum } from '../schema/fields.js';
 import { constantTimeEqual } from '../security/secrets.js';
-import { invalidRequest } from './errors.js';
 
 export const LimitParam = Type.Integer({
   minimum: 1,

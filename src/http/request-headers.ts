@@ -5,7 +5,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIPv6 } from 'node:net';
-import { invalidRequest } from './errors.js';
+import { invalidRequest } from '../contract/errors.js';
 
 const SINGLE_VALUED = new Map([
   ['content-type', 'Content-Type'],

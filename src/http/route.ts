@@ -6,14 +6,18 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
-import { type EventRecorder, recordEvent } from '../events/outbox.js';
+import { ApiError, internalError, notFound } from '../contract/errors.js';
+import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
+import type { BucketSet, OperationInput, ResponseSpec } from '../contract/operation.js';
+import { pathParameters } from '../contract/operation.js';
+import type { EventRecorder } from '../events/outbox.js';
 import type { Scope } from '../schema/fields.js';
-import { type AuditAction, recordAudit } from '../storage/audit.js';
+import type { AuditAction } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';
+import { unitOfWork } from '../storage/unit-of-work.js';
 import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
-import { ApiError, internalError, notFound, sendError, toApiError } from './errors.js';
-import { type ResponseHeader, STAMPED_HEADERS } from './headers.js';
+import { sendError, toApiError } from './errors.js';
 import {
   idempotencyKeyInUse,
   idempotencyKeyReused,
@@ -32,9 +36,6 @@ export interface PublicServices {
   cursors: CursorCodec;
   buckets: Record<BucketSet, readonly Bucket[]>;
 }
-
-/** The named sets of rate-limit buckets (rate-limit.ts has the production values). */
-export type BucketSet = 'workspace' | 'address' | 'pdf' | 'reference' | 'adminFailures' | 'webhookTests';
 
 /**
  * What a handler works with. Tenant data only through `tenant`, bound to the key's workspace (and, for writes,
@@ -72,54 +73,6 @@ export interface RouteReply {
   headers?: Record<string, string>;
 }
 
-/** The path parameters of a Fastify path, typed: `/risks/:id/treatments` → `{ id: string }`. */
-export type PathParams<U extends string> = U extends `${string}:${infer P}/${infer Rest}`
-  ? { [K in P]: string } & PathParams<`/${Rest}`>
-  : U extends `${string}:${infer P}`
-    ? { [K in P]: string }
-    : Record<never, never>;
-
-/** A query as the handler gets it: validated, with `limit`'s default applied (so it is always there). */
-export type ValidatedQuery<Q> = Q extends TObject
-  ? 'limit' extends keyof Static<Q>
-    ? Omit<Static<Q>, 'limit'> & { limit: number }
-    : Static<Q>
-  : Record<never, never>;
-
-/** What a handler receives: path parameters, query and body, typed from the route's own schemas. */
-export interface RouteInput<
-  U extends string = string,
-  Q = TObject | undefined,
-  B = TSchema | undefined,
-  V = false | undefined,
-> {
-  params: PathParams<U>;
-  query: ValidatedQuery<Q>;
-  /**
-   * The validated body; when the handler judges it itself (`validateBody: false`), only known to be a JSON
-   * object (the pipeline refuses anything else with a 400).
-   */
-  body: V extends false ? Record<string, unknown> : B extends TSchema ? Static<B> : undefined;
-}
-
-/** A response a route declares: the OpenAPI document is generated from these (src/openapi/). */
-export interface ResponseSpec {
-  description: string;
-  /** The JSON body. */
-  schema?: TSchema;
-  /** Media types of a body that is not JSON (a file, a page). */
-  mediaTypes?: readonly string[];
-  /** Headers the route itself sets on this response (the pipeline's own are known to the generator). */
-  headers?: readonly ResponseHeader[];
-  /** Error bodies of this status, made by the functions the handler throws (examples in the document). */
-  errors?: readonly ApiError[];
-  /**
-   * A create's response: the values the record gets whatever the request says. The document's example is
-   * then the answer to its request example (examples.ts `createdExample`), which a test compares to a real one.
-   */
-  created?: Readonly<Record<string, unknown>>;
-}
-
 export interface RouteDef<
   S extends PublicServices = PublicServices,
   U extends string = string,
@@ -144,7 +97,7 @@ export interface RouteDef<
   /** Extra rate-limit buckets counted with the workspace's (GET /reports/{id}/pdf). */
   extraBuckets?: keyof Pick<PublicServices['buckets'], 'pdf'>;
   responses: Record<number, ResponseSpec>;
-  handler(ctx: RouteContext<S>, input: RouteInput<U, Q, B, V>): Promise<RouteReply>;
+  handler(ctx: RouteContext<S>, input: OperationInput<U, Q, B, V>): Promise<RouteReply>;
 }
 
 /** Declares a public route, inferring its path parameters, query and body types from its own schemas. */
@@ -319,31 +272,27 @@ export function registerRoutes<S extends PublicServices>(
         validateQuery(route.query ?? NO_PARAMETERS, query);
         // A GET takes no body: one sent is refused rather than ignored (P114).
         if (route.method === 'GET') assertNoBody(request.headers);
-        const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => ({
-          request,
-          services,
-          key,
-          tenant: tenantDb,
-          events: async (type, data) => {
-            if (!tx) throw new Error('events are recorded by write routes, inside their transaction');
-            return recordEvent(tx, key.workspaceId, type, data);
-          },
-          requestId: request.id,
-          hasScope: (scope) => key.scopes.has(scope),
-          audit: async (action, target, metadata) => {
-            if (!tx) throw new Error('audit entries are written by write routes, inside their transaction');
-            await recordAudit(tx, {
-              workspaceId: key.workspaceId,
-              action,
-              actorType: 'user',
-              actorId: key.createdBy,
-              targetType: target.type,
-              targetId: target.id,
-              requestId: request.id,
-              metadata: { ...metadata, api_key_id: key.keyId },
-            });
-          },
-        });
+        const actor = { type: 'user', id: key.createdBy, apiKeyId: key.keyId } as const;
+        const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => {
+          const work = tx ? unitOfWork(tx, key.workspaceId, actor, request.id, tenantDb) : null;
+          return {
+            request,
+            services,
+            key,
+            tenant: tenantDb,
+            events: async (type, data) => {
+              if (!work) throw new Error('events are recorded by write routes, inside their transaction');
+              return work.events(type, data);
+            },
+            requestId: request.id,
+            hasScope: (scope) => key.scopes.has(scope),
+            audit: async (action, target, metadata) => {
+              if (!work)
+                throw new Error('audit entries are written by write routes, inside their transaction');
+              await work.audit(action, target, metadata);
+            },
+          };
+        };
 
         let result: RouteReply;
         if (route.method === 'GET') {
@@ -401,11 +350,6 @@ export function registerRoutes<S extends PublicServices>(
       },
     });
   }
-}
-
-/** Names of the path parameters of a Fastify path (`/risks/:id/treatments` → `id`). */
-export function pathParameters(url: string): string[] {
-  return [...url.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
 }
 
 /** The 404 of an id, and of any path or method outside the API (errors.ts, decision 4). */

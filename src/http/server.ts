@@ -9,8 +9,9 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { errorBody } from '../contract/errors.js';
 import { Edge, edgeServerOptions, MAX_BODY_BYTES, parseJsonBody } from './edge.js';
-import { errorBody, installErrorHandling, sendError, toApiError } from './errors.js';
+import { installErrorHandling, sendError, toApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { RateDecision } from './rate-limit.js';
 

@@ -7,8 +7,8 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type addFormatsModule from 'ajv-formats';
 import type { fullFormats as FullFormats } from 'ajv-formats/dist/formats.js';
 import { type Static, type TSchema, Type } from 'typebox';
+import { invalidRequest, validationFailed } from '../contract/errors.js';
 import { CONTROLS_REFUSED, WITHOUT_CONTROLS } from '../schema/fields.js';
-import { invalidRequest, validationFailed } from './errors.js';
 
 const STRICT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

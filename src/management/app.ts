@@ -1,7 +1,7 @@
 // The management listener: /admin (bearer ADMIN_TOKEN) from the admin route table, its OpenAPI document and
 // reference page, and the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidRequest, notFound } from '../http/errors.js';
+import { invalidRequest, notFound } from '../contract/errors.js';
 import { assertNoBody, assertSingleValuedHeaders } from '../http/request-headers.js';
 import { rateLimited } from '../http/route.js';
 import { isUuid, validateBody, validateQuery } from '../http/validation.js';

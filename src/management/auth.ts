@@ -2,8 +2,8 @@
 // constant time with the one the process holds (only its hash is kept), and wrong guesses throttled.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../contract/errors.js';
 import { Authenticator } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
 import { rateLimited } from '../http/route.js';
 import { constantTimeEqual, sha256 } from '../security/secrets.js';
 import type { Services } from '../services.js';

@@ -3,7 +3,7 @@
 // listener validates with. The CLI and the tests call the management API through it; how a request travels
 // (fetch, or Fastify's inject in tests) is the transport's business.
 import type { Static, TObject, TSchema } from 'typebox';
-import type { PathParams } from '../http/route.js';
+import type { PathParams } from '../contract/operation.js';
 import type { AdminMethod, AdminRouteDef, AdminRouteTable } from './route.js';
 
 /** What one call sends: path parameters by name, the query and the JSON body. */

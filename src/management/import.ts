@@ -4,7 +4,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
-import { invalidRequest, validationFailed } from '../http/errors.js';
+import { invalidRequest, validationFailed } from '../contract/errors.js';
 import { checker } from '../http/validation.js';
 import type { Resource } from '../schema/resource.js';
 import { recordAudit } from '../storage/audit.js';

@@ -1,7 +1,7 @@
 // Management actions address a record by id alone (/admin/assessments/{id}/…, /admin/assets/{id}/…), but
 // tenant tables are keyed by (workspace_id, id) and an import may give records of two workspaces the same id
 // (the seed generator is deterministic). The action then needs the workspace to be named.
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../contract/errors.js';
 import type { Queryable } from '../storage/db.js';
 
 /** 409 for an id that several workspaces hold, when the request names none of them. */

@@ -2,7 +2,7 @@
 // its audit entry (decision 26). Used by the /admin API and by the first-start bootstrap.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
-import { notFound, validationFailed } from '../http/errors.js';
+import { notFound, validationFailed } from '../contract/errors.js';
 import { generateApiKey } from '../security/secrets.js';
 import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';

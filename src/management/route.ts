@@ -3,8 +3,8 @@
 // and of the typed admin client that the CLI and the tests call (management/client.ts). The key of a route in
 // its table is its operationId and the client's method name.
 import type { Static, TObject, TSchema } from 'typebox';
-import { ApiError } from '../http/errors.js';
-import type { BucketSet, PathParams } from '../http/route.js';
+import { ApiError } from '../contract/errors.js';
+import type { BucketSet, PathParams } from '../contract/operation.js';
 import type { Services } from '../services.js';
 import type { Operator } from './operations.js';
 

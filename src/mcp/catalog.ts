@@ -4,8 +4,9 @@
 // request), the enumerations of the resources the tools answer with, and prompts that chain the tools.
 // Decisions cited as `P<n>`: docs/decisions.md.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { API_PREFIX, pathParameters, type RouteDef } from '../http/route.js';
-import { mapSubschemas, openApiPath, plain } from '../openapi/document.js';
+import { openApiPath, pathParameters } from '../contract/operation.js';
+import { API_PREFIX, type RouteDef } from '../http/route.js';
+import { mapSubschemas, plain } from '../openapi/document.js';
 import type { JsonSchema } from '../openapi/examples.js';
 import { publicRoutes } from '../resources/index.js';
 import { Uuid } from '../schema/fields.js';

@@ -14,8 +14,8 @@ import {
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { TprmClient } from '../../sdk/src/index.js';
+import { ApiError } from '../contract/errors.js';
 import { Edge, edgeServerOptions, type HttpTimeouts, MAX_BODY_BYTES, parseJsonBody } from '../http/edge.js';
-import { ApiError } from '../http/errors.js';
 import { isLoopback, MCP_PATH } from './address.js';
 import { JSONRPC_ERROR, jsonRpcError } from './errors.js';
 import { createMcpServer } from './server.js';

@@ -10,8 +10,9 @@ import {
   invalidRequest,
   notFound,
   validationFailed,
-} from '../http/errors.js';
-import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../http/headers.js';
+} from '../contract/errors.js';
+import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
+import { openApiPath } from '../contract/operation.js';
 import { assertNoBody } from '../http/request-headers.js';
 import { rateLimitExceeded, thrownBy } from '../http/route.js';
 import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
@@ -24,7 +25,6 @@ import { StringEnum, Uuid } from '../schema/fields.js';
 import { adminRouteSamples, adminSample } from './code-samples.js';
 import {
   errorExamples,
-  openApiPath,
   PUBLISHER,
   parameter,
   plain,

@@ -4,8 +4,9 @@
 // name), and the build fails when a route has no method there, so a sample cannot name a method that does not
 // exist.
 import { createClient } from '../../sdk/src/client.js';
+import { pathParameters } from '../contract/operation.js';
 import type { OpenRouteDef } from '../http/open-route.js';
-import { API_PREFIX, pathParameters, type RouteDef } from '../http/route.js';
+import { API_PREFIX, type RouteDef } from '../http/route.js';
 import type { AdminRouteDef } from '../management/route.js';
 import type { Json } from './examples.js';
 

@@ -5,9 +5,10 @@
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
+import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../contract/errors.js';
+import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
+import { openApiPath, pathParameters, type ResponseSpec } from '../contract/operation.js';
 import { DEFAULT_RETRY_DELAYS_MS } from '../events/retry-schedule.js';
-import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../http/errors.js';
-import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../http/headers.js';
 import { IdempotencyKeyHeader } from '../http/idempotency.js';
 import { type OpenRouteDef, openRouteHeaders } from '../http/open-route.js';
 import { ADDRESS_BUCKETS, type Bucket, PDF_BUCKETS, WORKSPACE_BUCKETS } from '../http/rate-limit.js';
@@ -16,11 +17,9 @@ import {
   API_PREFIX,
   INTERNAL_ERROR_DESCRIPTION,
   NOT_FOUND_DESCRIPTION,
-  pathParameters,
   pipelineErrors,
   pipelineHeaders,
   RATE_LIMIT_HEADERS,
-  type ResponseSpec,
   type RouteDef,
   rateLimitExceeded,
 } from '../http/route.js';
@@ -188,7 +187,6 @@ export function plain(schema: unknown): JsonSchema {
 }
 
 /** `/risks/:id/treatments` → `/risks/{id}/treatments`. */
-export const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 
 /** Header components: one per header, and an `.optional` variant where some responses may lack it. */
 class HeaderRegistry {

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { RESPONSE_HEADERS } from '../../src/http/headers.js';
+import { RESPONSE_HEADERS } from '../../src/contract/headers.js';
 import { isUuid } from '../../src/http/validation.js';
 import { adminDocumentText } from '../../src/openapi/admin-document.js';
 import { apiDocumentText } from '../../src/openapi/reference.js';

@@ -2,7 +2,7 @@
 // (which test/support/contract.ts checks on every injected response: declared status, body schema, declared
 // headers): never a 5xx, X-Request-Id, no CORS header, no-store, and the one error shape with a code whose
 // status is the response's (risk-data-api.md "What the service does" 2, "Errors"; decisions 5, 31, 39).
-import { ERROR_STATUS } from '../../src/http/errors.js';
+import { ERROR_STATUS } from '../../src/contract/errors.js';
 import type { RouteDef } from '../../src/http/route.js';
 import type { Response } from './harness.js';
 

@@ -1,8 +1,9 @@
 // POST /admin/action-plan-items/{id}/status (management-api.md): a status change made by a user of the
 // workspace in the web application. Same rules and event as the public PATCH: both call changeItemStatus.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+
+import { notFound, validationFailed } from '../../contract/errors.js';
 import { recordEvent } from '../../events/outbox.js';
-import { notFound, validationFailed } from '../../http/errors.js';
 import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';
 import { TenantDb } from '../../storage/tenant.js';

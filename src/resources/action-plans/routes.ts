@@ -2,7 +2,7 @@
 // (risk-data-api.md "Action plans"; decisions 12, 16-18, 35, 38, 40, 43).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../contract/errors.js';
 import { listRoute } from '../../http/list.js';
 import { collectionSchema, LimitParam, renderPage } from '../../http/pagination.js';
 import { type RouteDef, route } from '../../http/route.js';

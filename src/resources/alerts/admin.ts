@@ -2,8 +2,8 @@
 // the alert, its `alert.created` event (decisions 23, 25) and the audit entry (decision 26).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
+import { notFound, validationFailed } from '../../contract/errors.js';
 import { recordEvent } from '../../events/outbox.js';
-import { notFound, validationFailed } from '../../http/errors.js';
 import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';
 import { Alert, AlertCreate, alertScopeProblem } from './schema.js';

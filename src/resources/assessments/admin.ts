@@ -2,8 +2,9 @@
 // Entering `completed` emits `assessment.completed` once per assessment, ever (risk-data-api.md "States and
 // transitions", "Events"; decision 25).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+
+import { validationFailed } from '../../contract/errors.js';
 import { recordEvent } from '../../events/outbox.js';
-import { validationFailed } from '../../http/errors.js';
 import { locateWorkspace } from '../../management/locate.js';
 import { adminRoute } from '../../management/route.js';
 import { recordAudit } from '../../storage/audit.js';

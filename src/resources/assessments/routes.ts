@@ -3,7 +3,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, notFound, validationFailed } from '../../contract/errors.js';
 import { fieldFilters, getRoute, listRoute, readOne } from '../../http/list.js';
 import { collectionSchema, renderPage } from '../../http/pagination.js';
 import { type RouteDef, route } from '../../http/route.js';

@@ -1,6 +1,6 @@
 // POST /admin/assets/{id}/confirm (management-api.md): the human review of the web application, which moves
 // an asset from discovered to confirmed (risk-data-api.md "States and transitions").
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../contract/errors.js';
 import { locateWorkspace } from '../../management/locate.js';
 import type { Operator } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';

@@ -1,7 +1,7 @@
 // GET /assets and PUT /assets (risk-data-api.md "Assets", decision 34).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { Static } from 'typebox';
-import { validationFailed } from '../../http/errors.js';
+import { validationFailed } from '../../contract/errors.js';
 import { fieldFilters, listRoute, NEWEST_FIRST } from '../../http/list.js';
 import { type RouteDef, route } from '../../http/route.js';
 import { bodyChecker, guard } from '../../http/validation.js';

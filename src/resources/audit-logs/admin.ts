@@ -5,7 +5,7 @@
 // of the canonical text (docs/operations.md "Audit verification").
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type Static, Type } from 'typebox';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../contract/errors.js';
 import { badCursor, type CursorCodec, cursorBinding } from '../../http/pagination.js';
 import { isUuid } from '../../http/validation.js';
 import { adminRoute } from '../../management/route.js';

@@ -7,8 +7,8 @@
 // ready without its PDF.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
+import { invalidRequest, notFound } from '../../contract/errors.js';
 import { recordEvent } from '../../events/outbox.js';
-import { invalidRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../http/validation.js';
 import { locateWorkspace } from '../../management/locate.js';
 import type { Operator } from '../../management/operations.js';

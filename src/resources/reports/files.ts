@@ -7,7 +7,7 @@
 // are about API keys), and a URL the service did not issue is, per decision 4, a path outside the API.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { ApiError, notFound } from '../../http/errors.js';
+import { ApiError, notFound } from '../../contract/errors.js';
 import type { OpenRouteDef } from '../../http/open-route.js';
 import { SignedUrlParts, verifyObjectUrl } from '../../reports/signed-url.js';
 

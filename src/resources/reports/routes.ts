@@ -1,7 +1,7 @@
 // GET /reports, GET /reports/{id}, GET /reports/{id}/pdf (risk-data-api.md "Endpoints › Reports"; decision 33).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../contract/errors.js';
 import { fieldFilters, getRoute, listRoute, readOne } from '../../http/list.js';
 import { type RouteContext, type RouteDef, route } from '../../http/route.js';
 import { SIGNED_URL_TTL_SECONDS, signObjectUrl } from '../../reports/signed-url.js';

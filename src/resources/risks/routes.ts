@@ -3,7 +3,7 @@
 // serialized to JSON inside PostgreSQL, without whitespace between tokens (P124).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { invalidRequest, notFound } from '../../http/errors.js';
+import { invalidRequest, notFound } from '../../contract/errors.js';
 import { fieldFilters, listRoute } from '../../http/list.js';
 import { collectionSchema, LimitParam, type PageMeta, renderPage, USD } from '../../http/pagination.js';
 import { type RouteDef, route } from '../../http/route.js';

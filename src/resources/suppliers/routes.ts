@@ -2,7 +2,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { type ApiError, conflict } from '../../http/errors.js';
+import { type ApiError, conflict } from '../../contract/errors.js';
 import { fieldFilters, getRoute, listRoute } from '../../http/list.js';
 import { type RouteDef, route } from '../../http/route.js';
 import { DateTime } from '../../schema/fields.js';

@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { type TProperties, type TSchema, Type } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
+import { conflict, notFound, validationFailed } from '../../contract/errors.js';
 import { normalizeWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL, storeEvent } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
-import { conflict, notFound, validationFailed } from '../../http/errors.js';
 import { type Bucket, WEBHOOK_TEST_BUCKETS } from '../../http/rate-limit.js';
 import { dataList, type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';
