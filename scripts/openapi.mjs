@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const { apiDocumentText } = await import('../dist/src/openapi/reference.js');
+const { apiDocumentText } = await import('../dist/src/openapi/document.js');
 const { adminDocumentText } = await import('../dist/src/openapi/admin-document.js');
 const [mode, dir, ...extra] = process.argv.slice(2);
 if (

@@ -3,19 +3,19 @@
 import type { FastifyInstance } from 'fastify';
 import { Dispatcher, type DispatcherOptions } from './events/dispatcher.js';
 import { createSender } from './events/sender.js';
-import { registerOpenRoutes } from './http/open-route.js';
 import { registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
 import { adminRoutes } from './management/admin-routes.js';
 import { buildAdminRoutes } from './management/app.js';
-import { servedOpenRoutes } from './openapi/reference.js';
+import { PUBLIC_DOCUMENT_OPERATIONS } from './openapi/document.js';
+import { apiReferenceRoutes } from './openapi/reference.js';
 import { publicRoutes } from './resources/index.js';
 import type { Services } from './services.js';
 
 export function buildPublicApp(services: Services): FastifyInstance {
   const app = createServer('public', services);
-  registerRoutes(app, services, publicRoutes);
-  registerOpenRoutes(app, services, servedOpenRoutes);
+  // Every operation the document describes, each bound once (checked as they are registered).
+  registerRoutes(app, services, [...publicRoutes, ...apiReferenceRoutes], PUBLIC_DOCUMENT_OPERATIONS);
   return app;
 }
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { publicRoutes } from '../src/resources/index.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;
@@ -471,8 +471,8 @@ describe('GET /assessments/{id}/gaps', () => {
     assert.equal(none.status, 200);
     assert.deepEqual(none.json.data, []);
     // No public route can list, filter or page controls, frameworks or questionnaire pools.
-    for (const route of publicRoutes) {
-      assert.doesNotMatch(route.url, /control|framework|crosswalk|questionnaire|mitre|catalog/i, route.url);
+    for (const route of publicOperations) {
+      assert.doesNotMatch(route.path, /control|framework|crosswalk|questionnaire|mitre|catalog/i, route.path);
     }
     for (const path of ['/controls', `/controls/${BYTE_ORDER[0]}`, '/control-library', '/frameworks']) {
       assertError(await h.api('GET', path, { key: ws.key }), 404, 'resource_not_found');

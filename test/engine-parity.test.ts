@@ -9,7 +9,7 @@ import { before, describe, test } from 'node:test';
 import { adminRoutes } from '../src/management/admin-routes.js';
 import { DAY } from '../src/management/seed/format.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
-import { publicRoutes } from '../src/resources/index.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { SCOPES } from '../src/schema/fields.js';
 import { ENGINE, Harness, type Response } from './support/harness.js';
 
@@ -129,7 +129,7 @@ async function answersOf(engine: 'pglite' | 'postgres'): Promise<Answers> {
     // Public GETs, with every scope and without the personal ones; lists page by page. A path id is each id
     // of its parent list (`/assessments/:id/gaps`: every assessment).
     const ids = new Map<string, string[]>();
-    const gets = publicRoutes.filter((route) => route.method === 'GET');
+    const gets = publicOperations.filter((route) => route.method === 'GET');
     for (const [key, who] of [
       [ws.key, 'all scopes'],
       [narrow.secret, 'without pii:read, evidence:read'],
@@ -150,16 +150,12 @@ async function answersOf(engine: 'pglite' | 'postgres'): Promise<Answers> {
         } while (cursor);
       };
       ids.clear();
-      for (const route of gets.filter((r) => !r.url.includes(':')))
-        await fetchAll(route.operationId, route.url, Boolean(route.query?.properties.limit));
-      for (const route of gets.filter((r) => r.url.includes(':'))) {
-        const parent = route.url.slice(0, route.url.indexOf('/:'));
+      for (const route of gets.filter((r) => !r.path.includes(':')))
+        await fetchAll(route.id, route.path, Boolean(route.query?.properties.limit));
+      for (const route of gets.filter((r) => r.path.includes(':'))) {
+        const parent = route.path.slice(0, route.path.indexOf('/:'));
         for (const id of ids.get(parent) ?? [])
-          await fetchAll(
-            route.operationId,
-            route.url.replace(':id', id),
-            Boolean(route.query?.properties.limit),
-          );
+          await fetchAll(route.id, route.path.replace(':id', id), Boolean(route.query?.properties.limit));
       }
     }
 
@@ -254,7 +250,7 @@ describe('one JSON rendering on both engines', () => {
 
   test('every GET of both listeners was answered, on the same requests', () => {
     const everyGet = [
-      ...publicRoutes.filter((route) => route.method === 'GET').map((route) => route.operationId),
+      ...publicOperations.filter((route) => route.method === 'GET').map((route) => route.id),
       ...Object.entries(adminRoutes)
         .filter(([, route]) => route.method === 'GET')
         .map(([operationId]) => operationId),

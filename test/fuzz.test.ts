@@ -12,8 +12,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import type { RouteDef } from '../src/http/route.js';
-import { publicRoutes } from '../src/resources/index.js';
+import type { ApiKeyAuth, Operation } from '../src/contract/operation.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { SCOPES, type Scope } from '../src/schema/fields.js';
 import {
   downloadRequests,
@@ -36,8 +36,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 const RUNS = Number(process.env.FUZZ_RUNS ?? (ENGINE === 'postgres' ? 10_000 : 2_000));
 
 const targets: { name: string; requests: () => fc.Arbitrary<FuzzRequest> }[] = [
-  ...publicRoutes.map((route) => ({
-    name: `${route.method} ${route.url}`,
+  ...publicOperations.map((route) => ({
+    name: `${route.method} ${route.path}`,
     requests: () => routeRequests(route, world),
   })),
   { name: 'GET /files/:token', requests: () => downloadRequests(world) },
@@ -107,10 +107,10 @@ before(async () => {
     nobody('the same key twice', [`Bearer ${A.ws.key}`, `Bearer ${A.ws.key}`]),
   ];
   const cursors: string[] = [];
-  for (const route of publicRoutes)
+  for (const route of publicOperations)
     if (route.method === 'GET' && route.query?.properties && 'cursor' in route.query.properties)
       for (const tenant of tenants) {
-        const res = await h.api('GET', `${route.url}?limit=1`, { key: tenant.ws.key });
+        const res = await h.api('GET', `${route.path}?limit=1`, { key: tenant.ws.key });
         if (res.json?.meta?.next_cursor) cursors.push(res.json.meta.next_cursor);
       }
   const downloads: string[] = [];
@@ -138,13 +138,13 @@ before(async () => {
 });
 after(() => h.close());
 
-const routeMatchers = publicRoutes.map((route) => ({
+const routeMatchers = publicOperations.map((route) => ({
   route,
-  pattern: new RegExp(`^/v1${route.url.replace(/:\w+/g, '[^/]+')}$`),
+  pattern: new RegExp(`^/v1${route.path.replace(/:\w+/g, '[^/]+')}$`),
 }));
 
 /** The operation a request reaches (HEAD is GET without a body, decision 1). */
-function operationOf(method: string, url: string): RouteDef | 'file' | null {
+function operationOf(method: string, url: string): Operation<ApiKeyAuth> | 'file' | null {
   const path = url.split('?')[0] as string;
   const verb = method === 'HEAD' ? 'GET' : method;
   if (verb === 'GET' && /^\/files\/[^/]+$/.test(path)) return 'file';
@@ -193,7 +193,7 @@ async function exchange(request: FuzzRequest): Promise<string[]> {
     if (route?.idempotent && res.status === 201)
       if (again.status !== 201 || again.body !== res.body || again.headers['idempotent-replayed'] !== 'true')
         problems.push(`the repeat was not a replay: ${again.status} ${again.body.slice(0, 200)}`);
-    if (route?.operationId === 'upsertAssets' && res.status === 200)
+    if (route?.id === 'upsertAssets' && res.status === 200)
       if (again.status !== 200 || again.json?.created !== 0 || again.json?.updated !== 0)
         problems.push(`a repeated upsert changed something: ${again.body.slice(0, 200)}`);
   }
@@ -225,7 +225,7 @@ async function exchange(request: FuzzRequest): Promise<string[]> {
 }
 
 test('the fields a response may omit are the personal fields and the evidence, nothing else', () => {
-  assert.deepEqual(omissibleFields(publicRoutes), [...PERSONAL, ...EVIDENCE].sort());
+  assert.deepEqual(omissibleFields(publicOperations), [...PERSONAL, ...EVIDENCE].sort());
 });
 
 for (const target of targets) {

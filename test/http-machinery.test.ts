@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ERROR_STATUS } from '../src/contract/errors.js';
 import { adminRoutes } from '../src/management/admin-routes.js';
-import { publicRoutes } from '../src/resources/index.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { Harness, type Response, type TestWorkspace } from './support/harness.js';
 import { parseResponses, type RawResponse, rawConnection, rawRequest } from './support/raw-http.js';
 
@@ -660,16 +660,16 @@ describe('a body sent to a route that takes none (decision P114)', () => {
   const json = { 'content-type': 'application/json' };
 
   test('every GET of the API refuses one with 400 invalid_request, after the key and its scope are checked', async () => {
-    const gets = publicRoutes.filter((route) => route.method === 'GET');
+    const gets = publicOperations.filter((route) => route.method === 'GET');
     assert.ok(gets.length > 20, `${gets.length} GET routes`);
     const bodies = [...BODIES, ...EMPTY_OBJECTS.map((body) => ['application/json', body] as const)];
     for (const route of gets) {
-      const url = withId(route.url);
+      const url = withId(route.path);
       for (const [type, rawBody] of bodies) {
         const headers: Record<string, string> = type ? { 'content-type': type } : {};
         const res = await call('GET', url, { key: ws.key, rawBody, headers });
         assertCode(res, 400, 'invalid_request');
-        assert.equal(res.json.error.message, NO_BODY, `GET ${route.url} with ${type} ${rawBody}`);
+        assert.equal(res.json.error.message, NO_BODY, `GET ${route.path} with ${type} ${rawBody}`);
       }
     }
     const head = await call('HEAD', '/suppliers', { key: ws.key, rawBody: '{}', headers: json });

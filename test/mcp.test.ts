@@ -19,7 +19,7 @@ import { toolName } from '../src/mcp/catalog.js';
 import { JSONRPC_ERROR } from '../src/mcp/errors.js';
 import { MAX_BATCH_MESSAGES } from '../src/mcp/http.js';
 import { ProcessingActivity } from '../src/resources/context/schema.js';
-import { publicRoutes } from '../src/resources/index.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { Supplier } from '../src/resources/suppliers/schema.js';
 import { Criticality, SCOPES, type Scope } from '../src/schema/fields.js';
 import { type Finished, finished } from './support/child.js';
@@ -35,9 +35,9 @@ const BIN = `${ROOT}bin/tprm.js`;
 const INSPECTOR = `${ROOT}node_modules/@modelcontextprotocol/inspector-cli/build/cli.js`;
 
 /** The tools the route table calls for: one per public GET operation. */
-const EXPECTED_TOOLS = publicRoutes
+const EXPECTED_TOOLS = publicOperations
   .filter((route) => route.method === 'GET')
-  .map((route) => toolName(route.operationId));
+  .map((route) => toolName(route.id));
 
 const personal = (resource: { fields: Record<string, { pii?: boolean }> }) =>
   Object.entries(resource.fields).flatMap(([name, spec]) => (spec.pii ? [name] : []));

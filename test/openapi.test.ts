@@ -22,10 +22,11 @@ import { adminRoutes } from '../src/management/admin-routes.js';
 import { importCollectionNames } from '../src/management/import.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { adminDocumentText } from '../src/openapi/admin-document.js';
+import { apiDocumentText } from '../src/openapi/document.js';
 import { exampleOf } from '../src/openapi/examples.js';
-import { apiDocumentText, REFERENCE_FILES, servedOpenRoutes } from '../src/openapi/reference.js';
+import { REFERENCE_FILES, referenceOperations } from '../src/openapi/reference-operations.js';
 import { EXAMPLE_SEED } from '../src/openapi/seed-samples.js';
-import { publicRoutes } from '../src/resources/index.js';
+import { openOperations, publicOperations } from '../src/resources/operations.js';
 import { WebhookEvents } from '../src/schema/fields.js';
 import { adminContract, contract } from './support/contract.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
@@ -133,21 +134,25 @@ describe('the document', () => {
 
   test('has every route of the table, with its scope, and the public routes outside /v1 without one', () => {
     const byId = new Map(operations().map((entry) => [entry.operation.operationId, entry]));
-    assert.equal(byId.size, publicRoutes.length + servedOpenRoutes.length, 'one operation per route');
-    for (const route of publicRoutes) {
-      const entry = byId.get(route.operationId);
-      assert.ok(entry, route.operationId);
-      assert.equal(entry.path, route.url.replace(/:(\w+)/g, '{$1}'));
+    assert.equal(
+      byId.size,
+      publicOperations.length + openOperations.length + referenceOperations.length,
+      'one operation per contract',
+    );
+    for (const route of publicOperations) {
+      const entry = byId.get(route.id);
+      assert.ok(entry, route.id);
+      assert.equal(entry.path, route.path.replace(/:(\w+)/g, '{$1}'));
       assert.equal(entry.method, route.method.toLowerCase());
-      assert.equal(entry.operation['x-required-scope'], route.scope);
-      assert.deepEqual(entry.operation.security, [{ bearerAuth: [route.scope] }]);
-      assert.match(entry.operation.description, new RegExp(`\`${route.scope}\``));
+      assert.equal(entry.operation['x-required-scope'], route.auth.scope);
+      assert.deepEqual(entry.operation.security, [{ bearerAuth: [route.auth.scope] }]);
+      assert.match(entry.operation.description, new RegExp(`\`${route.auth.scope}\``));
       for (const status of ['400', '401', '403', '429', '500'])
-        assert.ok(entry.operation.responses[status], `${route.operationId} declares ${status}`);
-      if (route.url.includes(':')) assert.ok(entry.operation.responses['404'], `${route.operationId} 404`);
-      if (route.body) assert.ok(entry.operation.responses['422'], `${route.operationId} 422`);
+        assert.ok(entry.operation.responses[status], `${route.id} declares ${status}`);
+      if (route.path.includes(':')) assert.ok(entry.operation.responses['404'], `${route.id} 404`);
+      if (route.body) assert.ok(entry.operation.responses['422'], `${route.id} 422`);
       if (route.idempotent) {
-        assert.ok(entry.operation.responses['409'], `${route.operationId} 409`);
+        assert.ok(entry.operation.responses['409'], `${route.id} 409`);
         const key = entry.operation.parameters.find((p: Json) => p.name === 'Idempotency-Key');
         assert.equal(key?.in, 'header');
         assert.equal(key?.required, true);
@@ -156,10 +161,10 @@ describe('the document', () => {
       const tooMany = deref(entry.operation.responses['429']);
       assert.equal(deref(tooMany.headers['Retry-After']).required, true, 'risk-data-api.md "Errors": 429');
     }
-    for (const route of servedOpenRoutes) {
-      const entry = byId.get(route.operationId);
-      assert.ok(entry, route.operationId);
-      assert.deepEqual(entry.operation.security, [], `${route.operationId} needs no key`);
+    for (const route of [...openOperations, ...referenceOperations]) {
+      const entry = byId.get(route.id);
+      assert.ok(entry, route.id);
+      assert.deepEqual(entry.operation.security, [], `${route.id} needs no key`);
       assert.equal(document.paths[entry.path].servers[0].url, '/', 'outside /v1');
     }
     assert.equal(document.components.securitySchemes.bearerAuth.scheme, 'bearer');

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TSchema } from 'typebox';
 import { checker } from '../src/http/validation.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
-import { risksRoutes } from '../src/resources/risks/routes.js';
+import { risksOperations } from '../src/resources/risks/operations.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;
@@ -773,7 +773,7 @@ describe('response schemas (the OpenAPI entries)', () => {
       risk_score_points: [{ at: iso(Date.now() - DAY), score: 42 }],
     });
     const itemSchema = (operationId: string): TSchema => {
-      const route = risksRoutes.find((item) => item.operationId === operationId);
+      const route = risksOperations.find((item) => item.id === operationId);
       assert.ok(route, operationId);
       const page = route.responses[200]?.schema as { properties: { data: { items: TSchema } } };
       return page.properties.data.items;

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { RouteDef } from '../src/http/route.js';
-import { publicRoutes } from '../src/resources/index.js';
+import type { ApiKeyAuth, Operation } from '../src/contract/operation.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { SCOPES } from '../src/schema/fields.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 
@@ -30,28 +30,28 @@ before(async () => {
 });
 after(() => h.close());
 
-function call(route: RouteDef, key: string | null): ReturnType<Harness['api']> {
-  const path = route.url.replace(/:\w+/g, randomUUID());
+function call(route: Operation<ApiKeyAuth>, key: string | null): ReturnType<Harness['api']> {
+  const path = route.path.replace(/:\w+/g, randomUUID());
   if (route.method === 'GET') return h.api('GET', path, { key });
   return h.api(route.method, path, { key, body: {}, headers: { 'idempotency-key': randomUUID() } });
 }
 
 describe('route table', () => {
   test('every route declares a scope of the specification, never pii:read alone', () => {
-    assert.ok(publicRoutes.length > 0);
-    for (const route of publicRoutes) {
-      assert.ok((SCOPES as readonly string[]).includes(route.scope), `${route.method} ${route.url}`);
-      assert.notEqual(route.scope, 'pii:read', `${route.method} ${route.url}`);
+    assert.ok(publicOperations.length > 0);
+    for (const route of publicOperations) {
+      assert.ok((SCOPES as readonly string[]).includes(route.auth.scope), `${route.method} ${route.path}`);
+      assert.notEqual(route.auth.scope, 'pii:read', `${route.method} ${route.path}`);
     }
   });
   test('operation ids are unique', () => {
-    const ids = publicRoutes.map((route) => route.operationId);
+    const ids = publicOperations.map((route) => route.id);
     assert.equal(new Set(ids).size, ids.length);
   });
 });
 
-for (const route of publicRoutes) {
-  describe(`${route.method} ${route.url}`, () => {
+for (const route of publicOperations) {
+  describe(`${route.method} ${route.path}`, () => {
     test('no key, unknown key, revoked key, expired key: the same 401 invalid_api_key', async () => {
       const bodies = new Set<string>();
       for (const key of [
@@ -75,11 +75,11 @@ for (const route of publicRoutes) {
     });
 
     test('a key without the scope: 403 insufficient_scope naming it, even for an id that does not exist', async () => {
-      const others = SCOPES.filter((scope) => scope !== route.scope);
+      const others = SCOPES.filter((scope) => scope !== route.auth.scope);
       const key = (await h.key(ws.id, ws.userId, others)).secret;
       const res = await call(route, key);
       assertError(res, 403, 'insufficient_scope');
-      assert.deepEqual(res.json.error.details, { required_scope: route.scope });
+      assert.deepEqual(res.json.error.details, { required_scope: route.auth.scope });
     });
 
     test('a key holding only pii:read reaches nothing', async () => {

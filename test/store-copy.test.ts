@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { RouteDef } from '../src/http/route.js';
+import type { ApiKeyAuth, Operation } from '../src/contract/operation.js';
 import { connect } from '../src/management/cli/transport.js';
-import { publicRoutes } from '../src/resources/index.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { BATCH_MAX_ROWS, storeTables, tableChecks, tablesWithRows } from '../src/storage/copy.js';
 import { openPostgres } from '../src/storage/db.js';
 import { lockDataDir } from '../src/storage/lock.js';
@@ -90,7 +90,7 @@ async function getJson(service: ServiceProcess, path: string, key: string): Prom
 /** Every page of a list, following its cursor (a route without `limit` answers in one page). */
 async function wholeList(
   service: ServiceProcess,
-  route: RouteDef,
+  route: Operation<ApiKeyAuth>,
   path: string,
   key: string,
 ): Promise<unknown[]> {
@@ -116,11 +116,11 @@ async function wholeList(
  */
 async function everyList(service: ServiceProcess, key: string): Promise<Map<string, unknown>> {
   const answers = new Map<string, unknown>();
-  const lists = publicRoutes.filter((route) => route.method === 'GET' && route.responses[200]);
-  for (const route of lists.filter((r) => !r.url.includes(':')))
-    answers.set(route.url, await wholeList(service, route, route.url, key));
+  const lists = publicOperations.filter((route) => route.method === 'GET' && route.responses[200]);
+  for (const route of lists.filter((r) => !r.path.includes(':')))
+    answers.set(route.path, await wholeList(service, route, route.path, key));
   for (const route of lists) {
-    const nested = /^(\/[\w-]+)\/:id(\/[\w-]+)$/.exec(route.url);
+    const nested = /^(\/[\w-]+)\/:id(\/[\w-]+)$/.exec(route.path);
     if (!nested) continue;
     const parent = (await getJson(service, `${nested[1]}?limit=3`, key)).data as { id: string }[];
     for (const { id } of parent) {

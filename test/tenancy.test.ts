@@ -8,9 +8,9 @@
 // byte for byte unchanged. A route or an Import collection added without coverage fails the first tests.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RouteDef } from '../src/http/route.js';
+import type { ApiKeyAuth, Operation } from '../src/contract/operation.js';
 import { importCollectionNames } from '../src/management/import.js';
-import { publicRoutes } from '../src/resources/index.js';
+import { publicOperations } from '../src/resources/operations.js';
 import { Harness, type Response } from './support/harness.js';
 import { invariantProblems, routeKey } from './support/invariants.js';
 import { createTwin, ROUTE_COVERAGE, type Tenant, TWIN_RECORDS } from './support/twin-tenants.js';
@@ -20,8 +20,8 @@ let A: Tenant;
 let B: Tenant;
 let C: Tenant;
 let tenants: Tenant[];
-const reads = publicRoutes.filter((route) => route.method === 'GET');
-const writes = publicRoutes.filter((route) => route.method !== 'GET');
+const reads = publicOperations.filter((route) => route.method === 'GET');
+const writes = publicOperations.filter((route) => route.method !== 'GET');
 const startedAt = new Date().toISOString();
 const requests = { sent: 0 };
 
@@ -100,7 +100,7 @@ function settle(failures: string[]): void {
 }
 
 /** The rows of a 200 body: a collection's (or what ROUTE_COVERAGE says), or the single resource itself. */
-const rowsOf = (route: RouteDef, res: Response): unknown[] =>
+const rowsOf = (route: Operation<ApiKeyAuth>, res: Response): unknown[] =>
   (ROUTE_COVERAGE[routeKey(route)]?.rows ?? ((json) => (Array.isArray(json.data) ? json.data : [json])))(
     res.json,
   );
@@ -171,16 +171,16 @@ interface Variant {
 }
 
 /** A read route with each of `ids` in its path, or with each filter at each of its values (one at a time). */
-function variantsOf(route: RouteDef, ids: string[]): Variant[] {
-  if (route.url.includes(':id')) return ids.map((id) => ({ url: route.url.replace(':id', id), id }));
-  const variants: Variant[] = [{ url: route.url }];
+function variantsOf(route: Operation<ApiKeyAuth>, ids: string[]): Variant[] {
+  if (route.path.includes(':id')) return ids.map((id) => ({ url: route.path.replace(':id', id), id }));
+  const variants: Variant[] = [{ url: route.path }];
   const properties = (route.query?.properties ?? {}) as Record<string, Schema>;
   for (const [name, schema] of Object.entries(properties)) {
     if (name === 'cursor') continue;
     const idFilter = schema.format === 'uuid';
     for (const value of valuesFor(name, schema, ids))
       variants.push({
-        url: `${route.url}?${name}=${encodeURIComponent(value)}`,
+        url: `${route.path}?${name}=${encodeURIComponent(value)}`,
         id: idFilter ? value : undefined,
         idFilter,
       });
@@ -194,7 +194,7 @@ describe('coverage', () => {
   });
 
   test('every public route has an entry in ROUTE_COVERAGE, and every entry is a route', () => {
-    assert.deepEqual(Object.keys(ROUTE_COVERAGE).sort(), publicRoutes.map(routeKey).sort());
+    assert.deepEqual(Object.keys(ROUTE_COVERAGE).sort(), publicOperations.map(routeKey).sort());
   });
 
   test('the twins overlap: same values, ids of their own (C: the ids of A)', () => {
@@ -256,13 +256,13 @@ describe('reads: every tenant, every id of the others, every filter', () => {
           const own = caller.ids.get(coverage.pathIds) ?? caller.made.get(coverage.pathIds) ?? [];
           const statuses = [];
           for (const id of own)
-            statuses.push((await send(failures, caller, 'GET', route.url.replace(':id', id))).status);
+            statuses.push((await send(failures, caller, 'GET', route.path.replace(':id', id))).status);
           assert.ok(
             statuses.some((status) => status < 400),
             `${caller.label}: no own ${coverage.pathIds} id answers ${routeKey(route)}: ${statuses}`,
           );
         } else {
-          const res = await send(failures, caller, 'GET', route.url);
+          const res = await send(failures, caller, 'GET', route.path);
           assert.ok(rowsOf(route, res).length > 0, `${caller.label} sees no row of its own: ${res.body}`);
         }
       }
@@ -270,14 +270,14 @@ describe('reads: every tenant, every id of the others, every filter', () => {
       if (route.query?.properties && 'cursor' in route.query.properties) {
         for (const caller of tenants)
           for (const other of others(caller)) {
-            const page = await send(failures, other, 'GET', `${route.url}?limit=1`);
+            const page = await send(failures, other, 'GET', `${route.path}?limit=1`);
             const cursor = page.json?.meta?.next_cursor;
-            assert.ok(cursor, `${other.label} got no cursor from ${route.url}?limit=1`);
+            assert.ok(cursor, `${other.label} got no cursor from ${route.path}?limit=1`);
             const res = await send(
               failures,
               caller,
               'GET',
-              `${route.url}?cursor=${encodeURIComponent(cursor)}`,
+              `${route.path}?cursor=${encodeURIComponent(cursor)}`,
               route,
             );
             expect(
@@ -340,7 +340,7 @@ describe("writes with the others' ids leave the others untouched", () => {
         // Idempotency keys are shared across tenants: each tenant's first use must not replay another's.
         const write = async (url: string, body: Record<string, unknown>) => {
           const headers: Record<string, string> = route.idempotent
-            ? { 'idempotency-key': `${foreign.label}-${route.operationId}-${call++}` }
+            ? { 'idempotency-key': `${foreign.label}-${route.id}-${call++}` }
             : {};
           const res = await send(failures, caller, route.method, url, { body, headers });
           if (res.headers['idempotent-replayed'])
@@ -348,23 +348,23 @@ describe("writes with the others' ids leave the others untouched", () => {
           return res;
         };
         const base = (coverage.body as NonNullable<typeof coverage.body>)(caller.context);
-        if (route.url.includes(':id')) {
+        if (route.path.includes(':id')) {
           for (const id of probeIds(foreign)) {
-            const res = await write(route.url.replace(':id', id), base);
+            const res = await write(route.path.replace(':id', id), base);
             if (foreignOnly(caller, id))
               expect(
                 failures,
                 caller,
-                `${route.url} with ${foreign.label}'s ${id}: 404`,
+                `${route.path} with ${foreign.label}'s ${id}: 404`,
                 res.status === 404,
                 res,
               );
           }
         } else {
-          await write(route.url, base);
+          await write(route.path, base);
           for (const field of uuidFields)
             for (const id of probeIds(foreign)) {
-              const res = await write(route.url, { ...base, [field]: id });
+              const res = await write(route.path, { ...base, [field]: id });
               if (foreignOnly(caller, id))
                 expect(
                   failures,
@@ -389,8 +389,8 @@ describe("writes with the others' ids leave the others untouched", () => {
 
   test('after the writes, every list still shows each tenant only its own rows', async (t) => {
     const failures: string[] = [];
-    for (const route of reads.filter((r) => !r.url.includes(':id')))
-      for (const caller of tenants) await send(failures, caller, 'GET', route.url);
+    for (const route of reads.filter((r) => !r.path.includes(':id')))
+      for (const caller of tenants) await send(failures, caller, 'GET', route.path);
     settle(failures);
     t.diagnostic(`${requests.sent} requests in this file`);
   });

@@ -14,6 +14,9 @@ export type Auth =
   | { readonly kind: 'operator' }
   | { readonly kind: 'none' };
 
+export type ApiKeyAuth = Extract<Auth, { kind: 'apiKey' }>;
+export type NoneAuth = Extract<Auth, { kind: 'none' }>;
+
 /** A public operation under /v1: a workspace's API key holding `scope` (decision 1's checks). */
 export const apiKey = <S extends Scope>(scope: S) => ({ kind: 'apiKey', scope }) as const;
 /** A management operation under /admin: the ADMIN_TOKEN. */

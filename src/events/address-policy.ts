@@ -4,10 +4,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { CONTROLS_REFUSED, hasControlCharacter } from '../schema/fields.js';
-
-/** The longest webhook URL registered, in its stored (normalised) form. */
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
+import { CONTROLS_REFUSED, hasControlCharacter, WEBHOOK_URL_MAX_LENGTH } from '../schema/fields.js';
 
 const V4_BLOCKED: ReadonlyArray<[string, number]> = [
   ['0.0.0.0', 8], // "this network", unspecified

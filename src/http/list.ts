@@ -1,52 +1,21 @@
-// Cursor-paged collections, declared: a resource, its filters (each a schema and a SQL predicate) and an
-// order. One SQL round trip per page: PostgreSQL filters, orders, limits (limit + 1 tells has_more) and
-// returns each field as text (Resource.row); Node joins the fields and the rows into the envelope.
+// Cursor-paged collections, bound: the SQL of a list operation's filters (by the names its contract gives
+// them, contract/list.ts) and its order. One SQL round trip per page: PostgreSQL filters, orders, limits
+// (limit + 1 tells has_more) and returns each field as text (Resource.row); Node joins the fields and the rows
+// into the envelope.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { type TOptional, type TSchema, Type } from 'typebox';
+import type { TObject, TSchema } from 'typebox';
 import { notFound } from '../contract/errors.js';
-import type { Scope } from '../schema/fields.js';
-import type { FieldSpec, Resource } from '../schema/resource.js';
+import type { GetOperation, ListOperation } from '../contract/list.js';
+import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
-import { CursorParam, collectionSchema, cursorBinding, LimitParam, renderPage, USD } from './pagination.js';
-import { type PublicServices, type RouteContext, type RouteDef, route } from './route.js';
-
-export interface Filter {
-  schema: TSchema;
-  /** SQL predicate over alias `t`; `?` stands for the filter's value. */
-  where: string;
-}
-
-/** The value a field filters on: its schema without `null` (a filter matches a value, never absence). */
-function filterSchema(schema: TSchema): TSchema {
-  const { anyOf } = schema as { anyOf?: TSchema[] };
-  const values = anyOf?.filter((branch) => (branch as { type?: string }).type !== 'null');
-  return values?.length === 1 ? (values[0] as TSchema) : schema;
-}
+import { cursorBinding, renderPage, USD } from './pagination.js';
+import { handle, type Route } from './route.js';
 
 /** The SQL cast a parameter needs to compare with a column of this schema (text needs none). */
 function castFor(schema: TSchema): string {
   const { type, format } = schema as { type?: string; format?: string };
   if (format === 'uuid') return '::uuid';
   return type === 'boolean' ? '::boolean' : '';
-}
-
-/**
- * Equality filters on stored fields, named after them: each takes its field's own schema (enumeration,
- * format, description), so a filter cannot drift from the field it filters.
- */
-export function fieldFilters<F extends Record<string, FieldSpec>, const N extends keyof F & string>(
-  resource: Resource<F>,
-  names: readonly N[],
-): Record<N, Filter> {
-  const filters = {} as Record<N, Filter>;
-  for (const name of names) {
-    const spec = resource.fields[name] as FieldSpec;
-    if (spec.sql !== undefined)
-      throw new Error(`${resource.name}.${name} is computed: it has no column to filter`);
-    const schema = filterSchema(spec.schema);
-    filters[name] = { schema, where: `t.${name} = ?${castFor(schema)}` };
-  }
-  return filters;
 }
 
 export interface Ordering {
@@ -59,10 +28,9 @@ export const NEWEST_FIRST: Ordering = { column: 'created_at', direction: 'desc' 
 
 export interface ListQuery {
   resource: Resource;
-  filters: Record<string, Filter>;
+  /** By filter name, a SQL predicate over alias `t`; `?` stands for the filter's value. */
+  filters: Record<string, string>;
   order: Ordering;
-  /** FROM clause with the resource's table as `t` (default: the table alone). */
-  from?: string;
 }
 
 export interface PageResult {
@@ -88,9 +56,9 @@ export async function fetchPage(
     return `$${params.length}`;
   };
   const where = ['t.workspace_id = $ws'];
-  for (const [name, filter] of Object.entries(spec.filters)) {
+  for (const [name, predicate] of Object.entries(spec.filters)) {
     const value = args.query[name];
-    if (value !== undefined) where.push(filter.where.replace('?', next(value)));
+    if (value !== undefined) where.push(predicate.replace('?', next(value)));
   }
   const { column, direction } = spec.order;
   if (args.after) {
@@ -102,7 +70,7 @@ export async function fetchPage(
   const shape = spec.resource.row('t', { pii: args.pii, engine: tenant.engine });
   // Columns 0 and 1: the row's sort key, for the next cursor; then the resource's fields.
   const sql = `select iso(t.${column}), t.id::text, ${shape.sql}
-    from ${spec.from ?? `${spec.resource.table} t`}
+    from ${spec.resource.table} t
     where ${where.join(' and ')}
     order by t.${column} ${direction}, t.id ${direction}
     limit ${next(args.limit + 1)}`;
@@ -117,58 +85,48 @@ export async function fetchPage(
   };
 }
 
-export function listRoute<const U extends string>(options: {
-  url: U;
-  operationId: string;
-  scope: Scope;
-  tag: string;
-  summary: string;
-  description?: string;
-  list: ListQuery;
-  currency?: boolean;
-  /**
-   * A resumable feed (decision 13): `next_cursor` on every page that served a row, also the last one, and an
-   * empty page echoes the cursor it was given, so a poller stores it and later sees only newer rows.
-   */
-  feed?: boolean;
-}) {
-  const { list } = options;
-  const filterSchemas: Record<string, TOptional<TSchema>> = Object.fromEntries(
-    Object.entries(list.filters).map(([name, filter]) => [name, Type.Optional(filter.schema)]),
-  );
-  const query = Type.Object(
-    { limit: Type.Optional(LimitParam), cursor: Type.Optional(CursorParam), ...filterSchemas },
-    {
-      additionalProperties: false,
-    },
-  );
-  const pageSchema = collectionSchema(list.resource.schema, { currency: options.currency });
-  return route({
-    method: 'GET',
-    url: options.url,
-    operationId: options.operationId,
-    scope: options.scope,
-    tag: options.tag,
-    summary: options.summary,
-    description: options.description,
-    query,
-    responses: { 200: { description: 'A page of results.', schema: pageSchema } },
-    async handler(ctx, { query: q }) {
-      const binding = cursorBinding(ctx.key.workspaceId, options.operationId, q);
-      const after = q.cursor ? ctx.services.cursors.decode(binding, q.cursor) : null;
-      const page = await fetchPage(ctx.tenant, list, {
-        query: q,
-        after,
-        limit: q.limit,
-        pii: list.resource.hasPii && ctx.hasScope('pii:read'),
-      });
-      const lastServed = page.last ? ctx.services.cursors.encode(binding, page.last) : null;
-      const nextCursor = options.feed ? (lastServed ?? q.cursor ?? null) : page.hasMore ? lastServed : null;
-      return {
-        status: 200,
-        body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, options.currency ? USD : ''),
-      };
-    },
+/** The predicates of a list's own filters, by the names its contract declares (a type error when they differ). */
+export type FilterSql<O extends ListOperation> = { readonly [K in keyof O['list']['filters']]: string };
+
+/**
+ * Binds a list operation: its order, and the SQL of the filters declared with a predicate of their own. A
+ * field filter compares the field's column with the value.
+ */
+export function handleList<O extends ListOperation>(
+  operation: O,
+  binding: { order: Ordering } & (keyof O['list']['filters'] extends never
+    ? { where?: never }
+    : { where: FilterSql<O> }),
+): Route {
+  const { list, id } = operation;
+  const where: Record<string, string> = binding.where ?? {};
+  const own = Object.keys(list.filters).sort().join();
+  if (Object.keys(where).sort().join() !== own)
+    throw new Error(
+      `${id}: the SQL of filters [${Object.keys(where)}] does not match the contract's [${own}]`,
+    );
+  const properties = (operation.query as TObject).properties as Record<string, TSchema>;
+  const filters: Record<string, string> = {};
+  for (const name of list.fieldFilters)
+    filters[name] = `t.${name} = ?${castFor(properties[name] as TSchema)}`;
+  Object.assign(filters, where);
+  const query: ListQuery = { resource: list.resource, filters, order: binding.order };
+  return handle(operation as ListOperation, async (ctx, { query: q }) => {
+    const cursor = q.cursor as string | undefined;
+    const binding = cursorBinding(ctx.key.workspaceId, id, q);
+    const after = cursor ? ctx.services.cursors.decode(binding, cursor) : null;
+    const page = await fetchPage(ctx.tenant, query, {
+      query: q,
+      after,
+      limit: q.limit,
+      pii: list.resource.hasPii && ctx.hasScope('pii:read'),
+    });
+    const lastServed = page.last ? ctx.services.cursors.encode(binding, page.last) : null;
+    const nextCursor = list.feed ? (lastServed ?? cursor ?? null) : page.hasMore ? lastServed : null;
+    return {
+      status: 200,
+      body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
+    };
   });
 }
 
@@ -187,34 +145,12 @@ export async function readOne(
   return row ? shape.render(row) : null;
 }
 
-/** GET of one record by id: 404 when it is missing or belongs to another workspace. */
-export function getRoute<const U extends `/${string}/:id`>(options: {
-  url: U;
-  operationId: string;
-  scope: Scope;
-  tag: string;
-  summary: string;
-  resource: Resource;
-  /** Name used in the 404 message. */
-  noun: string;
-}): RouteDef<PublicServices, U> {
-  return {
-    method: 'GET',
-    url: options.url,
-    operationId: options.operationId,
-    scope: options.scope,
-    tag: options.tag,
-    summary: options.summary,
-    responses: { 200: { description: `The ${options.noun}.`, schema: options.resource.schema } },
-    async handler(ctx: RouteContext, { params }) {
-      const body = await readOne(
-        ctx.tenant,
-        options.resource,
-        params.id,
-        options.resource.hasPii && ctx.hasScope('pii:read'),
-      );
-      if (!body) throw notFound(options.noun);
-      return { status: 200, body };
-    },
-  };
+/** Binds a GET of one record by id: 404 when it is missing or belongs to another workspace. */
+export function handleGet(operation: GetOperation<`/${string}/:id`>): Route {
+  const { resource, noun } = operation.get;
+  return handle(operation, async (ctx, { params }) => {
+    const body = await readOne(ctx.tenant, resource, params.id, resource.hasPii && ctx.hasScope('pii:read'));
+    if (!body) throw notFound(noun);
+    return { status: 200, body };
+  });
 }

@@ -1,15 +1,24 @@
-// A public route declares its contract (path, scope, schemas, responses) and its policy; the pipeline below
-// applies the checks of decision 1 in order, so no route can forget one:
+// The public listener's pipeline: one for every operation, its checks chosen by the operation's auth, so no
+// handler can forget one. An API key's operation (under /v1) gets the checks of decision 1, in order:
 //   authentication (401) → rate limit (429) → plan (403) → scope (403) → query, or a GET's body (400)
 //   → Idempotency-Key (400) → body (422) → path id (404) → handler (404/409/…).
-// The route table is also the source of the OpenAPI document.
+// An operation that needs no key (decision 4) is limited per client address (P69), and a parameter that fails
+// its schema is a 404. The contracts are declared in src/resources/ (operations.ts); a slice's handler module
+// binds each to its handler with `handle`.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Static, TObject, TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { ApiError, internalError, notFound } from '../contract/errors.js';
 import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
-import type { BucketSet, OperationInput, ResponseSpec } from '../contract/operation.js';
-import { pathParameters } from '../contract/operation.js';
+import {
+  type ApiKeyAuth,
+  type BucketSet,
+  type InputOf,
+  type NoneAuth,
+  type Operation,
+  PATH_PREFIX,
+  pathParameters,
+} from '../contract/operation.js';
 import type { EventRecorder } from '../events/outbox.js';
 import type { Scope } from '../schema/fields.js';
 import type { AuditAction } from '../storage/audit.js';
@@ -27,7 +36,7 @@ import {
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 import { assertNoBody, assertSingleValuedHeaders } from './request-headers.js';
-import { isUuid, NO_PARAMETERS, notAnObject, validateBody, validateQuery } from './validation.js';
+import { checker, isUuid, NO_PARAMETERS, notAnObject, validateBody, validateQuery } from './validation.js';
 
 export interface PublicServices {
   db: Db;
@@ -73,42 +82,34 @@ export interface RouteReply {
   headers?: Record<string, string>;
 }
 
-export interface RouteDef<
-  S extends PublicServices = PublicServices,
-  U extends string = string,
-  Q extends TObject | undefined = TObject | undefined,
-  B extends TSchema | undefined = TSchema | undefined,
-  V extends false | undefined = false | undefined,
-> {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
-  /** Fastify path under /v1, e.g. `/suppliers/:id`. Path parameters are uuids. */
-  url: U;
-  operationId: string;
-  scope: Scope;
-  tag: string;
-  summary: string;
-  description?: string;
-  query?: Q;
-  body?: B;
-  /** The handler validates the body itself (PUT /assets judges each item on its own); `body` documents it. */
-  validateBody?: V;
-  /** POST: requires Idempotency-Key and stores the response (decisions 7-10). */
-  idempotent?: boolean;
-  /** Extra rate-limit buckets counted with the workspace's (GET /reports/{id}/pdf). */
-  extraBuckets?: keyof Pick<PublicServices['buckets'], 'pdf'>;
-  responses: Record<number, ResponseSpec>;
-  handler(ctx: RouteContext<S>, input: OperationInput<U, Q, B, V>): Promise<RouteReply>;
+/** What the handler of an operation that needs no key works with: the request, and the reply it sends. */
+export interface OpenContext<S extends PublicServices = PublicServices> {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  services: S;
 }
 
-/** Declares a public route, inferring its path parameters, query and body types from its own schemas. */
-export function route<
-  const U extends string,
-  Q extends TObject | undefined = undefined,
-  B extends TSchema | undefined = undefined,
-  V extends false | undefined = undefined,
+/** An operation of the public listener: under /v1 with an API key, or outside it with none. */
+export type PublicOperation = Operation<ApiKeyAuth | NoneAuth>;
+
+type ContextOf<A, S extends PublicServices> = A extends ApiKeyAuth ? RouteContext<S> : OpenContext<S>;
+type ReplyOf<A> = A extends ApiKeyAuth ? RouteReply : FastifyReply;
+
+/** An operation bound to its handler: what the public listener registers. */
+export interface Route<
+  O extends PublicOperation = PublicOperation,
   S extends PublicServices = PublicServices,
->(definition: RouteDef<S, U, Q, B, V>): RouteDef<S, U, Q, B, V> {
-  return definition;
+> {
+  operation: O;
+  handler(ctx: ContextOf<O['auth'], S>, input: InputOf<O>): Promise<ReplyOf<O['auth']>>;
+}
+
+/** Binds an operation to its handler, whose input is typed from the operation's own schemas. */
+export function handle<O extends PublicOperation, S extends PublicServices = PublicServices>(
+  operation: O,
+  handler: (ctx: ContextOf<O['auth'], S>, input: InputOf<O>) => Promise<ReplyOf<O['auth']>>,
+): Route<O, S> {
+  return { operation, handler };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -164,7 +165,8 @@ const insufficientScope = (scope: Scope) =>
 
 async function authenticate(
   services: PublicServices,
-  route: RouteDef,
+  buckets: readonly Bucket[],
+  scope: Scope,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
@@ -180,9 +182,6 @@ async function authenticate(
   }
   request.workspaceId = found.record.workspaceId;
   request.apiKeyId = found.record.keyId;
-  const buckets = route.extraBuckets
-    ? [...services.buckets.workspace, ...services.buckets[route.extraBuckets]]
-    : services.buckets.workspace;
   const rateKey = `ws:${found.record.workspaceId}`;
   const decision = await services.limiter.consume(rateKey, buckets);
   request.rateDecision = decision;
@@ -214,33 +213,51 @@ async function authenticate(
       }
     : null;
   const tenant = TenantDb.forKey(services.db, found.record.workspaceId, guard);
-  if (!found.record.scopes.has(route.scope)) {
+  if (!found.record.scopes.has(scope)) {
     await tenant.confirm();
-    throw insufficientScope(route.scope);
+    throw insufficientScope(scope);
   }
   return { key: found.record, tenant };
 }
 
-/** The version prefix of every API path (risk-data-api.md "Versioning"). */
-export const API_PREFIX = '/v1';
-
+/**
+ * Registers the public listener's routes, each through the pipeline of its operation's auth. `operations` are
+ * those the listener serves (its document's): each must be bound exactly once.
+ */
 export function registerRoutes<S extends PublicServices>(
   app: FastifyInstance,
   services: S,
-  routes: readonly RouteDef<S>[],
+  routes: readonly Route[],
+  operations: readonly Operation[],
 ): void {
+  const bound: readonly Operation[] = routes.map((route) => route.operation);
+  const unbound = operations.filter((operation) => !bound.includes(operation)).map((o) => o.id);
+  const extra = bound.filter(
+    (operation, i) => !operations.includes(operation) || bound.indexOf(operation) !== i,
+  );
+  if (unbound.length > 0 || extra.length > 0)
+    throw new Error(
+      `operations not bound: [${unbound}]; bound twice or not served: [${extra.map((o) => o.id)}]`,
+    );
   // Authentication runs before the body is read, so a request without a valid key is a 401 whatever its body.
   const authenticated = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof authenticate>>>();
-  for (const route of routes) {
-    const pathParams = pathParameters(route.url);
+
+  /** An operation under /v1: decision 1's checks. */
+  const keyRoute = (route: Route<Operation<ApiKeyAuth>, S>) => {
+    const { operation } = route;
+    // Everything a request needs from its operation, resolved once here rather than on each request.
+    const pathParams = pathParameters(operation.path);
+    const scope = operation.auth.scope;
+    const querySchema = operation.query ?? NO_PARAMETERS;
+    const bodySchema = operation.validateBody === false ? undefined : operation.body;
+    const buckets = operation.extraBuckets
+      ? [...services.buckets.workspace, ...services.buckets[operation.extraBuckets]]
+      : services.buckets.workspace;
     app.route({
-      method: route.method,
-      url: `${API_PREFIX}${route.url}`,
+      method: operation.method,
+      url: `${PATH_PREFIX.apiKey}${operation.path}`,
       onRequest: async (request, reply) => {
-        authenticated.set(
-          request,
-          await authenticate(services, route as unknown as RouteDef, request, reply),
-        );
+        authenticated.set(request, await authenticate(services, buckets, scope, request, reply));
         assertSingleValuedHeaders(request.raw.rawHeaders);
       },
       // A client error (a malformed body, a bad query, a missing id…) for a cached key is answered only once
@@ -269,9 +286,9 @@ export function registerRoutes<S extends PublicServices>(
           for (const name of pathParams) if (!isUuid(params[name] ?? '')) throw notFound();
         };
         const query = { ...(request.query as Record<string, unknown>) };
-        validateQuery(route.query ?? NO_PARAMETERS, query);
+        validateQuery(querySchema, query);
         // A GET takes no body: one sent is refused rather than ignored (P114).
-        if (route.method === 'GET') assertNoBody(request.headers);
+        if (operation.method === 'GET') assertNoBody(request.headers);
         const actor = { type: 'user', id: key.createdBy, apiKeyId: key.keyId } as const;
         const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => {
           const work = tx ? unitOfWork(tx, key.workspaceId, actor, request.id, tenantDb) : null;
@@ -295,14 +312,14 @@ export function registerRoutes<S extends PublicServices>(
         };
 
         let result: RouteReply;
-        if (route.method === 'GET') {
+        if (operation.method === 'GET') {
           checkPathIds();
           result = await route.handler(context(tenant, null), { params, query, body: undefined });
         } else {
           const body = request.body;
           if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
           const run = async (tx: Queryable) => {
-            if (route.body && route.validateBody !== false) validateBody(route.body, body);
+            if (bodySchema) validateBody(bodySchema, body);
             checkPathIds();
             const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
             return { status: reply.status, body: reply.body ?? '', withoutPii: reply.withoutPii };
@@ -310,13 +327,13 @@ export function registerRoutes<S extends PublicServices>(
           // A key from the cache is confirmed in the transaction, in the round trip of its first statements:
           // when it is no longer valid, nothing is written (or stored as an idempotent response).
           const confirm = (tx: Queryable) => tenant.confirmWithin(tx);
-          if (route.idempotent) {
+          if (operation.idempotent) {
             const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
             const stored = await runIdempotent(
               services.db,
               {
                 workspaceId: key.workspaceId,
-                endpoint: route.operationId,
+                endpoint: operation.id,
                 key: idempotencyKey,
                 body,
                 requestId: request.id,
@@ -349,8 +366,44 @@ export function registerRoutes<S extends PublicServices>(
         return reply.code(result.status).header('content-type', JSON_TYPE).send(sent);
       },
     });
+  };
+
+  /** An operation that needs no key: limited per client address; a parameter failing its schema is a 404. */
+  const openRoute = (route: Route<Operation<NoneAuth>, S>) => {
+    const { operation } = route;
+    const checkParams = checker(Type.Object(operation.params ?? {}));
+    const declared = Object.keys(operation.query?.properties ?? {});
+    const checkQuery = operation.query ? checker(operation.query) : () => null;
+    const buckets = operation.extraBuckets
+      ? [...services.buckets.address, ...services.buckets[operation.extraBuckets]]
+      : services.buckets.address;
+    app.route<{ Params: Record<string, string>; Querystring: Record<string, string> }>({
+      method: operation.method,
+      url: `${PATH_PREFIX.none}${operation.path}`,
+      onRequest: (request, reply) => limitByAddress(services, request, reply, buckets),
+      handler: async (request, reply) => {
+        // The parameters the operation reads; others are ignored.
+        const query = Object.fromEntries(
+          Object.entries(request.query).filter(([name]) => declared.includes(name)),
+        );
+        // These URLs are fixed or issued by the service: one that fails its schema names nothing (decision 4).
+        if (checkParams(request.params) || checkQuery(query)) throw notFound();
+        return route.handler(
+          { request, reply, services },
+          { params: request.params, query, body: undefined },
+        );
+      },
+    });
+  };
+
+  for (const route of routes) {
+    if (isKeyRoute(route)) keyRoute(route);
+    else openRoute(route as Route<Operation<NoneAuth>, S>);
   }
 }
+
+const isKeyRoute = <S extends PublicServices>(route: Route): route is Route<Operation<ApiKeyAuth>, S> =>
+  route.operation.auth.kind === 'apiKey';
 
 /** The 404 of an id, and of any path or method outside the API (errors.ts, decision 4). */
 export const NOT_FOUND_DESCRIPTION =
@@ -383,11 +436,11 @@ export function thrownBy(check: () => unknown): ApiError {
  * The error responses registerRoutes can give for a route, in the order of its checks, whatever the handler
  * does. Kept next to the pipeline so that a new check is documented where it is written.
  */
-export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
-  const writes = route.method !== 'GET';
-  const badRequests = [thrownBy(() => validateQuery(route.query ?? NO_PARAMETERS, { unknown: '1' }))];
+export function pipelineErrors(operation: Operation<ApiKeyAuth>): Record<number, PipelineError> {
+  const writes = operation.method !== 'GET';
+  const badRequests = [thrownBy(() => validateQuery(operation.query ?? NO_PARAMETERS, { unknown: '1' }))];
   badRequests.push(writes ? notAnObject() : thrownBy(() => assertNoBody({ 'content-length': '2' })));
-  if (route.idempotent) badRequests.push(thrownBy(() => readIdempotencyKey(undefined)));
+  if (operation.idempotent) badRequests.push(thrownBy(() => readIdempotencyKey(undefined)));
   const errors: Record<number, PipelineError> = {
     400: {
       description:
@@ -395,7 +448,7 @@ export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
         (writes
           ? ', a body that is not a JSON object (or not JSON, or over 4 MiB)'
           : ', or a request body (none is taken)') +
-        (route.idempotent ? ', a missing or invalid Idempotency-Key' : '') +
+        (operation.idempotent ? ', a missing or invalid Idempotency-Key' : '') +
         '.',
       examples: badRequests,
       rateHeaders: 'required',
@@ -407,8 +460,8 @@ export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
       rateHeaders: 'absent',
     },
     403: {
-      description: `The workspace is not on the Enterprise plan, or the key lacks the ${route.scope} scope.`,
-      examples: [planUpgradeRequired(), insufficientScope(route.scope)],
+      description: `The workspace is not on the Enterprise plan, or the key lacks the ${operation.auth.scope} scope.`,
+      examples: [planUpgradeRequired(), insufficientScope(operation.auth.scope)],
       rateHeaders: 'required',
     },
     429: {
@@ -424,22 +477,22 @@ export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
       rateHeaders: 'optional',
     },
   };
-  if (pathParameters(route.url).length > 0) {
+  if (pathParameters(operation.path).length > 0) {
     errors[404] = {
       description: NOT_FOUND_DESCRIPTION,
       examples: [notFound()],
       rateHeaders: 'optional',
     };
   }
-  if (route.idempotent) {
+  if (operation.idempotent) {
     errors[409] = {
       description: 'The Idempotency-Key is in use by a request still running, or was used with another body.',
       examples: [idempotencyKeyInUse(), idempotencyKeyReused()],
       rateHeaders: 'required',
     };
   }
-  if (route.body) {
-    const body = route.body;
+  if (operation.body) {
+    const body = operation.body;
     errors[422] = {
       description:
         'A field of the body is invalid: `details.fields` maps each bad field, by its name in the body, to a ' +
@@ -454,15 +507,20 @@ export function pipelineErrors(route: RouteDef): Record<number, PipelineError> {
 /** Statuses the pipeline answers before an idempotent request runs, so never a stored (replayed) response. */
 const NEVER_STORED = new Set([400, 401, 403, 429, 500]);
 
-/** The headers the pipeline sets on a response of this route with this status. */
+/** The headers the pipeline sets on a response of this operation under /v1 with this status. */
 export function pipelineHeaders(
-  route: RouteDef,
+  operation: Operation<ApiKeyAuth>,
   status: number,
 ): { required: ResponseHeader[]; optional: ResponseHeader[] } {
-  const rate = status < 400 ? 'required' : (pipelineErrors(route)[status]?.rateHeaders ?? 'required');
+  const rate = status < 400 ? 'required' : (pipelineErrors(operation)[status]?.rateHeaders ?? 'required');
   const required = [...STAMPED_HEADERS, ...(rate === 'required' ? RATE_LIMIT_HEADERS : [])];
   const optional = rate === 'optional' ? [...RATE_LIMIT_HEADERS] : [];
   if (status === 429) required.push('Retry-After');
-  if (route.idempotent && !NEVER_STORED.has(status)) optional.push('Idempotent-Replayed');
+  if (operation.idempotent && !NEVER_STORED.has(status)) optional.push('Idempotent-Replayed');
   return { required, optional };
+}
+
+/** The headers registerRoutes sets on a response of an operation that needs no key: a 429 says when to retry. */
+export function openRouteHeaders(status: number): ResponseHeader[] {
+  return status === 429 ? [...STAMPED_HEADERS, 'Retry-After'] : [...STAMPED_HEADERS];
 }

@@ -1,14 +1,19 @@
-// What `tprm mcp` offers an agent, derived from the public route table (src/resources/index.ts) and nothing
-// else: one read-only tool per GET operation (its name from the operationId, its description from the
+// What `tprm mcp` offers an agent, derived from the public operations' contracts (src/resources/operations.ts)
+// and nothing else: one read-only tool per GET operation (its name from the operationId, its description from the
 // summary, description and scope, its input from the path parameters and the query schema that validates the
 // request), the enumerations of the resources the tools answer with, and prompts that chain the tools.
 // Decisions cited as `P<n>`: docs/decisions.md.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { openApiPath, pathParameters } from '../contract/operation.js';
-import { API_PREFIX, type RouteDef } from '../http/route.js';
+import {
+  type ApiKeyAuth,
+  type Operation,
+  openApiPath,
+  PATH_PREFIX,
+  pathParameters,
+} from '../contract/operation.js';
 import { mapSubschemas, plain } from '../openapi/document.js';
 import type { JsonSchema } from '../openapi/examples.js';
-import { publicRoutes } from '../resources/index.js';
+import { publicOperations } from '../resources/operations.js';
 import { Uuid } from '../schema/fields.js';
 
 /** One tool: what the agent sees, and the GET of the document it calls. */
@@ -24,20 +29,20 @@ export interface AgentTool {
 export const toolName = (operationId: string): string =>
   operationId.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-function toolOf(route: RouteDef): AgentTool {
-  const parameters = pathParameters(route.url);
-  if (parameters.length > 1) throw new Error(`${route.url}: the SDK fills one path parameter`);
-  const query = route.query ? plain(route.query) : { properties: {}, required: [] };
-  const path = openApiPath(route.url);
+function toolOf(operation: Operation<ApiKeyAuth>): AgentTool {
+  const parameters = pathParameters(operation.path);
+  if (parameters.length > 1) throw new Error(`${operation.path}: the SDK fills one path parameter`);
+  const query = operation.query ? plain(operation.query) : { properties: {}, required: [] };
+  const path = openApiPath(operation.path);
   const description = [
-    `${route.summary}.`,
-    route.description,
-    `GET ${API_PREFIX}${path}; needs the ${route.scope} scope. The result is the API's JSON answer.`,
+    `${operation.summary}.`,
+    operation.description,
+    `GET ${PATH_PREFIX.apiKey}${path}; needs the ${operation.auth.scope} scope. The result is the API's JSON answer.`,
   ];
   return {
     tool: {
-      name: toolName(route.operationId),
-      title: route.summary,
+      name: toolName(operation.id),
+      title: operation.summary,
       description: description.filter(Boolean).join(' '),
       inputSchema: {
         type: 'object',
@@ -57,17 +62,17 @@ function toolOf(route: RouteDef): AgentTool {
   };
 }
 
-/** Every GET of the public route table, as a tool: no tool writes (P90). */
-export const agentTools: readonly AgentTool[] = publicRoutes
-  .filter((route) => route.method === 'GET')
+/** Every GET of the public operations, as a tool: no tool writes (P90). */
+export const agentTools: readonly AgentTool[] = publicOperations
+  .filter((operation) => operation.method === 'GET')
   .map(toolOf);
 
 /**
  * The enumerated values of every field of the resources the tools answer with, by schema title and field:
- * `{ "Supplier": { "criticality": ["low", …] } }`, read from the routes' response schemas.
+ * `{ "Supplier": { "criticality": ["low", …] } }`, read from the operations' response schemas.
  */
 export function enumVocabulary(
-  routes: readonly RouteDef[] = publicRoutes,
+  operations: readonly Operation[] = publicOperations,
 ): Record<string, Record<string, unknown[]>> {
   const vocabulary: Record<string, Record<string, unknown[]>> = {};
   const visit = (schema: JsonSchema): void => {
@@ -85,9 +90,10 @@ export function enumVocabulary(
       return child;
     });
   };
-  for (const route of routes) {
-    if (route.method !== 'GET') continue;
-    for (const response of Object.values(route.responses)) if (response.schema) visit(plain(response.schema));
+  for (const operation of operations) {
+    if (operation.method !== 'GET') continue;
+    for (const response of Object.values(operation.responses))
+      if (response.schema) visit(plain(response.schema));
   }
   return Object.fromEntries(Object.entries(vocabulary).sort(([a], [b]) => a.localeCompare(b)));
 }

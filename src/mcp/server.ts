@@ -16,7 +16,7 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { TprmApiError, type TprmClient, TprmError } from '../../sdk/src/index.js';
-import { apiDocumentText } from '../openapi/reference.js';
+import { apiDocumentText } from '../openapi/document.js';
 import { type AgentTool, agentTools, enumVocabulary } from './catalog.js';
 import { agentPrompts, renderPrompt } from './prompts.js';
 

@@ -33,7 +33,7 @@ import {
   sorted,
 } from './document.js';
 import { exampleOf, type Json } from './examples.js';
-import { PAGE_HEADERS, REFERENCE_FILES } from './reference.js';
+import { PAGE_HEADERS, REFERENCE_FILES } from './reference-operations.js';
 import { pathSampleId, seedSample } from './seed-samples.js';
 
 const JSON_MEDIA = 'application/json';

@@ -1,12 +1,10 @@
 // The `x-codeSamples` of each operation (P89): a curl command and the same call through the SDK, generated from
-// the route table and the document's own examples; on the management API, a curl command (P122). The SDK method is found on a real client by the rule its
+// the operations' contracts and the document's own examples; on the management API, a curl command (P122). The SDK method is found on a real client by the rule its
 // namespaces follow (first path segment in camelCase; list/get, create, upsert, update, or the sub-resource's
 // name), and the build fails when a route has no method there, so a sample cannot name a method that does not
 // exist.
 import { createClient } from '../../sdk/src/client.js';
-import { pathParameters } from '../contract/operation.js';
-import type { OpenRouteDef } from '../http/open-route.js';
-import { API_PREFIX, type RouteDef } from '../http/route.js';
+import { type ApiKeyAuth, type Operation, PATH_PREFIX, pathParameters } from '../contract/operation.js';
 import type { AdminRouteDef } from '../management/route.js';
 import type { Json } from './examples.js';
 
@@ -22,7 +20,7 @@ export interface CodeSample {
  */
 const BASE_URL = '$TPRM_API_URL';
 /** The service's origin: the API's address without its version prefix (a POSIX shell expansion). */
-const ORIGIN = `\${TPRM_API_URL%${API_PREFIX}}`;
+const ORIGIN = `\${TPRM_API_URL%${PATH_PREFIX.apiKey}}`;
 const SDK_SETUP = [
   "import { createClient } from '@tprm/client';",
   '',
@@ -40,22 +38,25 @@ const client = createClient({ baseUrl: 'http://sdk.invalid/v1', apiKey: 'shape-o
 
 const camel = (segment: string) => segment.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
 
-/** `client.<namespace>.<method>` for a route, or an error naming the route the SDK lacks. */
-export function sdkMethodOf(route: Pick<RouteDef, 'method' | 'url'>): { namespace: string; method: string } {
-  const [collection = '', id, sub] = route.url.split('/').filter(Boolean);
+/** `client.<namespace>.<method>` for an operation, or an error naming the operation the SDK lacks. */
+export function sdkMethodOf(operation: Pick<Operation, 'method' | 'path'>): {
+  namespace: string;
+  method: string;
+} {
+  const [collection = '', id, sub] = operation.path.split('/').filter(Boolean);
   const namespace = camel(collection);
   const members = client[namespace] ?? {};
   const candidates =
     sub !== undefined
       ? [camel(sub)]
-      : route.method === 'GET'
+      : operation.method === 'GET'
         ? id === undefined
           ? ['list', 'get']
           : ['get']
-        : { POST: ['create'], PUT: ['upsert'], PATCH: ['update'] }[route.method];
+        : { POST: ['create'], PUT: ['upsert'], PATCH: ['update'], DELETE: [] }[operation.method];
   const method = candidates.find((name) => typeof members[name] === 'function');
   if (!method)
-    throw new Error(`the SDK has no method for ${route.method} ${route.url} (client.${namespace})`);
+    throw new Error(`the SDK has no method for ${operation.method} ${operation.path} (client.${namespace})`);
   return { namespace, method };
 }
 
@@ -76,11 +77,11 @@ const jsonBody = (body: Json | undefined) =>
 
 /** The samples of an operation of the versioned API. */
 export function routeSamples(
-  route: RouteDef,
+  route: Operation<ApiKeyAuth>,
   examples: { ids: (param: string) => string; query: Record<string, Json>; body: Json | undefined },
 ): CodeSample[] {
-  let path = route.url;
-  for (const param of pathParameters(route.url)) path = path.replace(`:${param}`, examples.ids(param));
+  let path = route.path;
+  for (const param of pathParameters(route.path)) path = path.replace(`:${param}`, examples.ids(param));
   const search = new URLSearchParams(
     Object.entries(examples.query).map(([name, value]): [string, string] => [name, String(value)]),
   ).toString();
@@ -98,7 +99,7 @@ export function routeSamples(
 
   const { namespace, method } = sdkMethodOf(route);
   const args = [
-    ...pathParameters(route.url).map((param) => `'${examples.ids(param)}'`),
+    ...pathParameters(route.path).map((param) => `'${examples.ids(param)}'`),
     ...(examples.body !== undefined
       ? [JSON.stringify(examples.body, null, 2)]
       : Object.keys(examples.query).length > 0
@@ -123,8 +124,8 @@ export function routeSamples(
 }
 
 /** The sample of an operation outside the versioned API, which needs no key (the SDK does not call these). */
-export function openRouteSamples(route: OpenRouteDef, values: (param: string) => string): CodeSample[] {
-  const path = route.url.replace(/:(\w+)/g, (_, param: string) => values(param));
+export function openRouteSamples(route: Operation, values: (param: string) => string): CodeSample[] {
+  const path = route.path.replace(/:(\w+)/g, (_, param: string) => values(param));
   return [{ lang: 'Shell', label: 'curl', source: `curl ${JSON.stringify(`${ORIGIN}${path}`)}` }];
 }
 

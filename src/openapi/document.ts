@@ -1,30 +1,41 @@
-// The OpenAPI 3.1 document, generated from the route tables: the same TypeBox schemas that validate requests
-// and serialize responses, the scopes the pipeline checks, the errors and headers it produces. Nothing here
-// names a route: a route added to a table is described without touching this file.
+// The OpenAPI 3.1 document, generated from the operations' contracts (src/resources/operations.ts, never the
+// handlers): the same TypeBox schemas that validate requests and serialize responses, the scopes the pipeline
+// checks, the errors and headers it produces. Nothing here names an operation: one added to a list is
+// described without touching this file. What a listener adds to an operation depends on its auth, so the
+// builder takes one set of rules per kind of auth (AuthRules).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
 import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../contract/errors.js';
 import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
-import { openApiPath, pathParameters, type ResponseSpec } from '../contract/operation.js';
+import {
+  type ApiKeyAuth,
+  type Auth,
+  type NoneAuth,
+  type Operation,
+  openApiPath,
+  PATH_PREFIX,
+  pathParameters,
+  type ResponseSpec,
+} from '../contract/operation.js';
 import { DEFAULT_RETRY_DELAYS_MS } from '../events/retry-schedule.js';
 import { IdempotencyKeyHeader } from '../http/idempotency.js';
-import { type OpenRouteDef, openRouteHeaders } from '../http/open-route.js';
 import { ADDRESS_BUCKETS, type Bucket, PDF_BUCKETS, WORKSPACE_BUCKETS } from '../http/rate-limit.js';
 import { IfNoneMatchHeader } from '../http/revalidation.js';
 import {
-  API_PREFIX,
   INTERNAL_ERROR_DESCRIPTION,
   NOT_FOUND_DESCRIPTION,
+  openRouteHeaders,
   pipelineErrors,
   pipelineHeaders,
   RATE_LIMIT_HEADERS,
-  type RouteDef,
   rateLimitExceeded,
 } from '../http/route.js';
+import { openOperations, publicOperations } from '../resources/operations.js';
+import { WebhookEventPayloads } from '../resources/webhooks/schema.js';
 import { Uuid } from '../schema/fields.js';
-import { openRouteSamples, routeSamples } from './code-samples.js';
+import { type CodeSample, openRouteSamples, routeSamples } from './code-samples.js';
 import {
   createdExample,
   type ExampleOptions,
@@ -33,6 +44,7 @@ import {
   type Json,
   type JsonSchema,
 } from './examples.js';
+import { referenceOperations } from './reference-operations.js';
 import { pathSampleId, seedSample, writeSample } from './seed-samples.js';
 
 const SCHEMAS = '#/components/schemas/';
@@ -118,9 +130,8 @@ function rates(buckets: readonly Bucket[]): string {
 /** Examples show demo records (P88, P121): response bodies in full, request bodies with their required fields. */
 export const RESPONSE_EXAMPLES: ExampleOptions = { minimal: false, sample: seedSample };
 
-const successSchema = (route: RouteDef) => (route.responses[200] ?? route.responses[201])?.schema;
-
-type Operation = Record<string, unknown>;
+const successSchema = (operation: Operation) =>
+  (operation.responses[200] ?? operation.responses[201])?.schema;
 
 /** Turns TypeBox schemas into plain JSON Schema and hoists every titled schema into components. */
 export class SchemaRegistry {
@@ -186,10 +197,8 @@ export function plain(schema: unknown): JsonSchema {
   return JSON.parse(JSON.stringify(schema)) as JsonSchema;
 }
 
-/** `/risks/:id/treatments` → `/risks/{id}/treatments`. */
-
 /** Header components: one per header, and an `.optional` variant where some responses may lack it. */
-class HeaderRegistry {
+export class HeaderRegistry {
   readonly components: Record<string, unknown> = {};
 
   refs(required: readonly ResponseHeader[], optional: readonly ResponseHeader[] = []) {
@@ -234,7 +243,7 @@ export function parameter(
 }
 
 /** The query a sample sends: the required parameters, and a small page where the operation is paged. */
-function queryExampleOf(query: RouteDef['query']): Record<string, Json> {
+function queryExampleOf(query: Operation['query']): Record<string, Json> {
   if (!query) return {};
   const required = new Set(query.required ?? []);
   const example: Record<string, Json> = {};
@@ -245,7 +254,7 @@ function queryExampleOf(query: RouteDef['query']): Record<string, Json> {
   return example;
 }
 
-function queryParameters(query: RouteDef['query']) {
+function queryParameters(query: Operation['query']) {
   if (!query) return [];
   const required = new Set(query.required ?? []);
   return Object.entries(query.properties).map(([name, schema]) =>
@@ -297,169 +306,235 @@ function shareResponses(
   return components;
 }
 
-export function buildOpenApiDocument(api: {
-  routes: readonly RouteDef[];
-  openRoutes: readonly OpenRouteDef[];
-  /** The payload schema of each webhook event type. */
-  events: Readonly<Record<string, TSchema>>;
-}): Record<string, unknown> {
-  const schemas = new SchemaRegistry();
-  const headers = new HeaderRegistry();
-  const errorRef = schemas.ref(ErrorSchema);
-  const paths: Record<string, Record<string, unknown>> = {};
-  const tags = new Map<string, { scopes: Set<string>; open: boolean }>();
+/** A response as the document shows it: its spec, the error bodies it gives, the headers the listener sets. */
+export interface DescribedResponse {
+  spec: ResponseSpec;
+  errors: readonly ApiError[];
+  headers: { required: readonly ResponseHeader[]; optional: readonly ResponseHeader[] };
+}
 
-  const content = (schema: unknown, example: Json | undefined) => ({
-    [JSON_MEDIA]: { schema: schemas.ref(schema), ...(example === undefined ? {} : { example }) },
-  });
+/** What a listener adds to the operations of one kind of auth, as the document describes it. */
+export interface AuthRules<O extends Operation> {
+  /** The operation's responses by status: the declared ones, with those its pipeline gives. */
+  responses(operation: O): Record<number, DescribedResponse>;
+  /** Who may call, as the description's last paragraph says it. */
+  needs(operation: O): string;
+  security(operation: O): unknown[];
+  /** Fields of the operation besides the common ones (placed before `security`). */
+  extensions(operation: O): Record<string, unknown>;
+  /** The `servers` of its path item, when not the document's. */
+  servers?: unknown[];
+  /** Notes the operation on the description of its tag. */
+  tag(operation: O, tag: TagNotes): void;
+  samples(
+    operation: O,
+    examples: { ids: (param: string) => string; query: Record<string, Json>; body: Json | undefined },
+  ): CodeSample[];
+}
 
-  const response = (
-    spec: ResponseSpec,
-    pipeline: { required: readonly ResponseHeader[]; optional: readonly ResponseHeader[] },
-    errors: readonly ApiError[],
-    example?: Json,
-  ) => {
-    const body = spec.schema
-      ? content(spec.schema, example ?? exampleOf(plain(spec.schema), RESPONSE_EXAMPLES))
-      : spec.mediaTypes
-        ? Object.fromEntries(spec.mediaTypes.map((type) => [type, {}]))
-        : errors.length > 0
-          ? { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(errors) } }
-          : undefined;
-    return {
-      description: spec.description,
-      headers: headers.refs([...pipeline.required, ...(spec.headers ?? [])], pipeline.optional),
-      ...(body ? { content: body } : {}),
-    };
-  };
+/** What the description of a tag says: the scopes its operations need, and whether some need no key. */
+export interface TagNotes {
+  scopes: Set<string>;
+  open: boolean;
+}
 
-  const addOperation = (path: string, method: string, operation: Operation, servers?: unknown) => {
-    const item = paths[path] ?? (servers ? { servers } : {});
-    paths[path] = item;
-    if (item[method]) throw new Error(`${method.toUpperCase()} ${path} is declared twice`);
-    item[method] = operation;
-  };
+type RulesByAuth = { [K in Auth['kind']]?: AuthRules<Operation<Extract<Auth, { kind: K }>>> };
 
-  const tagOf = (name: string) => {
-    const tag = tags.get(name) ?? { scopes: new Set<string>(), open: false };
-    tags.set(name, tag);
-    return tag;
-  };
-
-  for (const route of api.routes) {
-    tagOf(route.tag).scopes.add(route.scope);
-    // A request body shows the values of a seed record: the resource its schema is a write of, or else the
-    // one its operation answers with.
-    const answered = successSchema(route);
-    const answeredTitle = answered ? plain(answered).title : undefined;
-    const requestExample = route.body
-      ? exampleOf(plain(route.body), {
-          minimal: true,
-          sample: (title) =>
-            writeSample(
-              title,
-              title === plain(route.body).title && typeof answeredTitle === 'string'
-                ? answeredTitle
-                : undefined,
-            ),
-        })
-      : undefined;
-    const pipeline = pipelineErrors(route);
-    const statuses = [...new Set([...Object.keys(route.responses), ...Object.keys(pipeline)].map(Number))];
-    const responses: Record<string, unknown> = {};
+/** An operation under /v1: the checks of decision 1 (http/route.ts) and the API key's scope. */
+const API_KEY_RULES: AuthRules<Operation<ApiKeyAuth>> = {
+  responses(operation) {
+    const pipeline = pipelineErrors(operation);
+    const statuses = [
+      ...new Set([...Object.keys(operation.responses), ...Object.keys(pipeline)].map(Number)),
+    ];
+    const described: Record<number, DescribedResponse> = {};
     for (const status of statuses.sort((a, b) => a - b)) {
-      const declared = route.responses[status];
+      const declared = operation.responses[status];
       const fromPipeline = pipeline[status];
-      const spec: ResponseSpec = declared ?? { description: fromPipeline?.description ?? '' };
-      const errors = [...(fromPipeline?.examples ?? []), ...(declared?.errors ?? [])];
-      const example =
-        spec.created && spec.schema
-          ? createdExample(plain(spec.schema), requestExample, spec.created, RESPONSE_EXAMPLES)
-          : undefined;
-      responses[status] = response(spec, pipelineHeaders(route, status), errors, example);
+      described[status] = {
+        spec: declared ?? { description: fromPipeline?.description ?? '' },
+        errors: [...(fromPipeline?.examples ?? []), ...(declared?.errors ?? [])],
+        headers: pipelineHeaders(operation, status),
+      };
     }
-    const queryExample = queryExampleOf(route.query);
-    addOperation(openApiPath(route.url), route.method.toLowerCase(), {
-      operationId: route.operationId,
-      tags: [route.tag],
-      summary: route.summary,
-      description: [route.description, `Needs the \`${route.scope}\` scope.`].filter(Boolean).join('\n\n'),
-      'x-required-scope': route.scope,
-      security: [{ [SECURITY_SCHEME]: [route.scope] }],
-      parameters: [
-        ...pathParameters(route.url).map((name) => parameter(name, 'path', Uuid, true)),
-        ...queryParameters(route.query),
-        ...(route.idempotent ? [parameter('Idempotency-Key', 'header', IdempotencyKeyHeader, true)] : []),
-      ],
-      ...(route.body
-        ? {
-            requestBody: {
-              required: true,
-              content: content(route.body, requestExample),
-            },
-          }
-        : {}),
-      responses,
-      'x-codeSamples': routeSamples(route, {
-        ids: pathSampleId(route.url),
-        query: queryExample,
-        body: requestExample,
-      }),
-    });
-  }
+    return described;
+  },
+  needs: (operation) => `Needs the \`${operation.auth.scope}\` scope.`,
+  security: (operation) => [{ [SECURITY_SCHEME]: [operation.auth.scope] }],
+  extensions: (operation) => ({ 'x-required-scope': operation.auth.scope }),
+  tag: (operation, tag) => tag.scopes.add(operation.auth.scope),
+  samples: routeSamples,
+};
 
-  for (const route of api.openRoutes) {
-    tagOf(route.tag).open = true;
-    // registerOpenRoutes answers 404 when a parameter fails its schema, 429 when the client address has spent
-    // its budget; any route may fail with a 500.
-    const all: Record<number, ResponseSpec> = { ...route.responses };
-    if (route.params !== undefined || route.query !== undefined)
+/** An operation outside /v1 that needs no key: limited per client address, 404 for a parameter it refuses. */
+const NO_KEY_RULES: AuthRules<Operation<NoneAuth>> = {
+  responses(operation) {
+    // The pipeline answers 404 when a parameter fails its schema, 429 when the client address has spent its
+    // budget; any operation may fail with a 500.
+    const all: Record<number, ResponseSpec> = { ...operation.responses };
+    if (operation.params !== undefined || operation.query !== undefined)
       all[404] ??= { description: 'Nothing is served at this URL.', errors: [notFound()] };
     all[429] = {
       description: 'Too many requests from this client address: wait `Retry-After` seconds.',
       errors: [rateLimitExceeded()],
     };
     all[500] = { description: INTERNAL_ERROR_DESCRIPTION, errors: [internalError()] };
-    const responses: Record<string, unknown> = {};
+    const described: Record<number, DescribedResponse> = {};
     for (const [status, spec] of Object.entries(all))
-      responses[status] = response(
+      described[Number(status)] = {
         spec,
-        { required: openRouteHeaders(Number(status)), optional: [] },
-        spec.errors ?? [],
-      );
-    addOperation(
-      openApiPath(route.url),
-      route.method.toLowerCase(),
-      {
-        operationId: route.operationId,
-        tags: [route.tag],
-        summary: route.summary,
-        description: [route.description, 'Needs no API key.'].filter(Boolean).join('\n\n'),
-        security: [],
-        parameters: [
-          ...Object.entries(route.params ?? {}).map(([name, schema]) =>
-            parameter(name, 'path', schema, true),
-          ),
-          ...queryParameters(route.query),
-          // A route that can answer 304 reads the entity tags of the copies the client holds.
-          ...(all[304] ? [parameter('If-None-Match', 'header', IfNoneMatchHeader, false)] : []),
-        ],
-        responses,
-        'x-codeSamples': openRouteSamples(route, (param) =>
-          String(exampleOf(plain(route.params?.[param] ?? {}), { minimal: true }, param)),
-        ),
-      },
-      [{ url: '/', description: 'Outside the versioned API.' }],
-    );
+        errors: spec.errors ?? [],
+        headers: { required: openRouteHeaders(Number(status)), optional: [] },
+      };
+    return described;
+  },
+  needs: () => 'Needs no API key.',
+  security: () => [],
+  extensions: () => ({}),
+  servers: [{ url: '/', description: 'Outside the versioned API.' }],
+  tag: (_operation, tag) => {
+    tag.open = true;
+  },
+  samples: (operation, { ids }) => openRouteSamples(operation, ids),
+};
+
+/**
+ * The paths of a document: each operation with its parameters, request body, responses (with the listener's
+ * own, by its auth's rules) and code samples, and the tags they carry.
+ */
+export function describeOperations(
+  operations: readonly Operation[],
+  rules: RulesByAuth,
+  schemas: SchemaRegistry,
+  headers: HeaderRegistry,
+): { paths: Record<string, Record<string, unknown>>; tags: Map<string, TagNotes> } {
+  const errorRef = schemas.ref(ErrorSchema);
+  const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Map<string, TagNotes>();
+
+  const content = (schema: unknown, example: Json | undefined) => ({
+    [JSON_MEDIA]: { schema: schemas.ref(schema), ...(example === undefined ? {} : { example }) },
+  });
+
+  for (const operation of operations) {
+    const rule = rules[operation.auth.kind] as AuthRules<Operation> | undefined;
+    if (!rule) throw new Error(`${operation.id}: no rules for the ${operation.auth.kind} auth here`);
+    const tag = tags.get(operation.tag) ?? { scopes: new Set<string>(), open: false };
+    tags.set(operation.tag, tag);
+    rule.tag(operation, tag);
+    // A request body shows the values of a seed record: the resource its schema is a write of, or else the
+    // one its operation answers with.
+    const answered = successSchema(operation);
+    const answeredTitle = answered ? plain(answered).title : undefined;
+    const body = operation.body;
+    const requestExample = body
+      ? exampleOf(plain(body), {
+          minimal: true,
+          sample: (title) =>
+            writeSample(
+              title,
+              title === plain(body).title && typeof answeredTitle === 'string' ? answeredTitle : undefined,
+            ),
+        })
+      : undefined;
+    const responses: Record<string, unknown> = {};
+    for (const [status, { spec, errors, headers: set }] of Object.entries(rule.responses(operation))) {
+      const example =
+        spec.created && spec.schema
+          ? createdExample(plain(spec.schema), requestExample, spec.created, RESPONSE_EXAMPLES)
+          : undefined;
+      const responseBody = spec.schema
+        ? content(spec.schema, example ?? exampleOf(plain(spec.schema), RESPONSE_EXAMPLES))
+        : spec.mediaTypes
+          ? Object.fromEntries(spec.mediaTypes.map((type) => [type, {}]))
+          : errors.length > 0
+            ? { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(errors) } }
+            : undefined;
+      responses[status] = {
+        description: spec.description,
+        headers: headers.refs([...set.required, ...(spec.headers ?? [])], set.optional),
+        ...(responseBody ? { content: responseBody } : {}),
+      };
+    }
+    const path = openApiPath(operation.path);
+    const item = paths[path] ?? (rule.servers ? { servers: rule.servers } : {});
+    paths[path] = item;
+    const method = operation.method.toLowerCase();
+    if (item[method]) throw new Error(`${operation.method} ${path} is declared twice`);
+    // Path ids are uuids unless the operation gives their schema.
+    const pathSchema = (name: string) => operation.params?.[name] ?? Uuid;
+    item[method] = {
+      operationId: operation.id,
+      tags: [operation.tag],
+      summary: operation.summary,
+      description: [operation.description, rule.needs(operation)].filter(Boolean).join('\n\n'),
+      ...rule.extensions(operation),
+      security: rule.security(operation),
+      parameters: [
+        ...pathParameters(operation.path).map((name) => parameter(name, 'path', pathSchema(name), true)),
+        ...queryParameters(operation.query),
+        ...(operation.idempotent ? [parameter('Idempotency-Key', 'header', IdempotencyKeyHeader, true)] : []),
+        // An operation that can answer 304 reads the entity tags of the copies the client holds.
+        ...('304' in responses ? [parameter('If-None-Match', 'header', IfNoneMatchHeader, false)] : []),
+      ],
+      ...(body ? { requestBody: { required: true, content: content(body, requestExample) } } : {}),
+      responses,
+      'x-codeSamples': rule.samples(operation, {
+        ids: operation.params
+          ? (param) => String(exampleOf(plain(pathSchema(param)), { minimal: true }, param))
+          : pathSampleId(operation.path),
+        query: queryExampleOf(operation.query),
+        body: requestExample,
+      }),
+    };
   }
+  return { paths, tags };
+}
+
+/** The operations of the public listener's document, in its order: /v1's, then those outside it. */
+export const PUBLIC_DOCUMENT_OPERATIONS: readonly Operation[] = [
+  ...publicOperations,
+  ...openOperations,
+  ...referenceOperations,
+];
+
+let text: string | undefined;
+
+/** The document as committed in openapi.json and served at GET /openapi.json (built once per process). */
+export function apiDocumentText(): string {
+  text ??= `${JSON.stringify(
+    buildOpenApiDocument({ operations: PUBLIC_DOCUMENT_OPERATIONS, events: WebhookEventPayloads }),
+    null,
+    2,
+  )}\n`;
+  return text;
+}
+
+export function buildOpenApiDocument(api: {
+  operations: readonly Operation[];
+  /** The payload schema of each webhook event type. */
+  events: Readonly<Record<string, TSchema>>;
+}): Record<string, unknown> {
+  const schemas = new SchemaRegistry();
+  const headers = new HeaderRegistry();
+  const { paths, tags } = describeOperations(
+    api.operations,
+    { apiKey: API_KEY_RULES, none: NO_KEY_RULES },
+    schemas,
+    headers,
+  );
+
+  const content = (schema: unknown, example: Json | undefined) => ({
+    [JSON_MEDIA]: { schema: schemas.ref(schema), ...(example === undefined ? {} : { example }) },
+  });
 
   // The answer to any path or method the document does not have (decision 4): the API's own 404, whose
   // rate-limit headers are then absent since no key was looked at.
-  const notFoundResponse = response(
-    { description: NOT_FOUND_DESCRIPTION },
-    { required: STAMPED_HEADERS, optional: RATE_LIMIT_HEADERS },
-    [notFound()],
-  );
+  const notFoundResponse = {
+    description: NOT_FOUND_DESCRIPTION,
+    headers: headers.refs(STAMPED_HEADERS, RATE_LIMIT_HEADERS),
+    content: { [JSON_MEDIA]: { schema: schemas.ref(ErrorSchema), ...errorExamples([notFound()]) } },
+  };
   const responses = shareResponses(paths, { NotFound: notFoundResponse });
 
   // Outbound deliveries (risk-data-api.md "Events"; decisions 21, 24, 25): what a receiver is sent.
@@ -502,7 +577,9 @@ export function buildOpenApiDocument(api: {
   return {
     openapi: '3.1.0',
     info: { ...INFO, ...PUBLISHER },
-    servers: [{ url: API_PREFIX, description: 'The API, relative to the host serving this document.' }],
+    servers: [
+      { url: PATH_PREFIX.apiKey, description: 'The API, relative to the host serving this document.' },
+    ],
     tags: [...tags].map(([name, { scopes, open }]) => ({
       name,
       description: [

@@ -6,34 +6,16 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { notFound } from '../contract/errors.js';
-import type { ResponseHeader } from '../contract/headers.js';
-import type { ResponseSpec } from '../contract/operation.js';
-import type { OpenRouteDef } from '../http/open-route.js';
 import { sendRevalidatable } from '../http/revalidation.js';
-import { openRoutes, publicRoutes } from '../resources/index.js';
-import { WebhookEventPayloads } from '../resources/webhooks/schema.js';
-import { StringEnum } from '../schema/fields.js';
-import { buildOpenApiDocument } from './document.js';
-
-const TAG = 'API reference';
-
-let text: string | undefined;
-
-/** The document as committed in openapi.json and served at GET /openapi.json (built once per process). */
-export function apiDocumentText(): string {
-  text ??= `${JSON.stringify(
-    buildOpenApiDocument({
-      routes: publicRoutes,
-      openRoutes: servedOpenRoutes,
-      events: WebhookEventPayloads,
-    }),
-    null,
-    2,
-  )}\n`;
-  return text;
-}
+import { handle, type Route } from '../http/route.js';
+import { apiDocumentText } from './document.js';
+import {
+  getApiReferenceFile,
+  getApiReferencePage,
+  getOpenApiDocument,
+  type ReferenceFile,
+} from './reference-operations.js';
 
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -50,19 +32,6 @@ const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-export const PAGE_HEADERS: readonly ResponseHeader[] = [
-  'Content-Security-Policy',
-  'X-Content-Type-Options',
-  'Referrer-Policy',
-  'ETag',
-];
-
-/** The answer to a conditional GET naming the current copy (decision P69). */
-const NOT_MODIFIED: ResponseSpec = {
-  description: 'The copy named in `If-None-Match` is current: no body.',
-  headers: ['ETag'],
-};
 
 /** The page of a listener: its title, and the document it renders (GET /openapi.json of the same origin). */
 function page(title: string): string {
@@ -115,12 +84,11 @@ const redoc = (file: string) =>
   readFileSync(createRequire(import.meta.url).resolve(`redoc/bundles/${file}`), 'utf8');
 
 /** The files the pages load, read once on first use. */
-const ASSETS: Record<string, { type: string; read: () => string }> = {
+const ASSETS: Record<ReferenceFile, { type: string; read: () => string }> = {
   'redoc.standalone.js': {
     type: 'text/javascript; charset=utf-8',
     read: () => redoc('redoc.standalone.js').replaceAll(REDOCLY_LOGO, 'data:,'),
   },
-  // The bundle's own first line points here.
   'redoc.standalone.js.LICENSE.txt': {
     type: 'text/plain; charset=utf-8',
     read: () => redoc('redoc.standalone.js.LICENSE.txt'),
@@ -129,8 +97,6 @@ const ASSETS: Record<string, { type: string; read: () => string }> = {
   'reference.css': { type: 'text/css; charset=utf-8', read: () => STYLESHEET },
 };
 const loaded = new Map<string, string>();
-
-export const REFERENCE_FILES = Object.keys(ASSETS);
 
 /** GET /docs of a listener. */
 export function sendReferencePage(
@@ -148,85 +114,27 @@ export function sendReferencePage(
 
 /** GET /docs/{file}: a file of the page (the same on both listeners), or a 404. */
 export function sendReferenceFile(request: FastifyRequest, reply: FastifyReply, name: string): FastifyReply {
-  const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+  const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name as ReferenceFile] : undefined;
   if (!asset) throw notFound('file');
   const body = loaded.get(name) ?? asset.read();
   loaded.set(name, body);
   return sendRevalidatable(request, reply, { name: `docs/${name}`, body }, pageHeaders(asset.type));
 }
 
-export const apiReferenceRoutes: OpenRouteDef[] = [
-  {
-    method: 'GET',
-    url: '/openapi.json',
-    operationId: 'getOpenApiDocument',
-    tag: TAG,
-    summary: 'This OpenAPI 3.1 document',
-    extraBuckets: 'reference',
-    responses: {
-      200: {
-        description: 'The OpenAPI document of the API.',
-        schema: Type.Object(
-          { openapi: Type.String({ examples: ['3.1.0'] }) },
-          { additionalProperties: true, description: 'An OpenAPI 3.1 document.' },
-        ),
-        headers: ['ETag'],
-      },
-      304: NOT_MODIFIED,
-    },
-    async handler(request, reply) {
-      return sendRevalidatable(
-        request,
-        reply,
-        { name: 'openapi.json', body: apiDocumentText() },
-        { 'content-type': 'application/json; charset=utf-8' },
-      );
-    },
-  },
-  {
-    method: 'GET',
-    url: '/docs',
-    operationId: 'getApiReferencePage',
-    tag: TAG,
-    summary: 'The API reference page, rendered from this document',
-    description:
-      'Every operation with its parameters, schemas, examples and code samples. Works offline: the page ' +
-      'loads nothing from outside this service.',
-    extraBuckets: 'reference',
-    responses: {
-      200: { description: 'An HTML page.', mediaTypes: ['text/html'], headers: PAGE_HEADERS },
-      304: NOT_MODIFIED,
-    },
-    async handler(request, reply) {
-      return sendReferencePage(request, reply, 'public');
-    },
-  },
-  {
-    method: 'GET',
-    url: '/docs/:file',
-    operationId: 'getApiReferenceFile',
-    tag: TAG,
-    summary: 'A file of the API reference page: its script, stylesheet or licenses',
-    params: { file: StringEnum(REFERENCE_FILES) },
-    extraBuckets: 'reference',
-    responses: {
-      200: {
-        description: 'The file.',
-        mediaTypes: ['text/javascript', 'text/css', 'text/plain'],
-        headers: PAGE_HEADERS,
-      },
-      304: NOT_MODIFIED,
-      404: { description: 'No such file.', errors: [notFound('file')] },
-    },
-    async handler(request, reply) {
-      return sendReferenceFile(request, reply, request.params.file as string);
-    },
-  },
+export const apiReferenceRoutes: Route[] = [
+  handle(getOpenApiDocument, async ({ request, reply }) =>
+    sendRevalidatable(
+      request,
+      reply,
+      { name: 'openapi.json', body: apiDocumentText() },
+      { 'content-type': 'application/json; charset=utf-8' },
+    ),
+  ),
+  handle(getApiReferencePage, async ({ request, reply }) => sendReferencePage(request, reply, 'public')),
+  handle(getApiReferenceFile, async ({ request, reply }, { params }) =>
+    sendReferenceFile(request, reply, params.file),
+  ),
 ];
-
-/** Every public route outside /v1: the resources' and the reference's. */
-export const servedOpenRoutes: OpenRouteDef[] = [...openRoutes, ...apiReferenceRoutes];
-
 function pageHeaders(type: string): Record<string, string> {
   return {
     'content-type': type,

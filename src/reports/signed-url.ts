@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Type } from 'typebox';
+import { BASE64URL, MAX_TOKEN_CHARS, UNIX_SECONDS } from '../schema/signed-url.js';
 
 /** The spec fixes signed PDF URLs at 5 minutes. */
 export const SIGNED_URL_TTL_SECONDS = 300;
@@ -10,30 +10,6 @@ export const SIGNED_URL_TTL_SECONDS = 300;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const SIG_BYTES = 32;
-const MAX_TOKEN_CHARS = 4096;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const UNIX_SECONDS = /^[1-9][0-9]{0,11}$/;
-
-/** The parts of a signed URL, as verifyObjectUrl accepts their shape (for the API description). */
-export const SignedUrlParts = {
-  token: Type.String({
-    maxLength: MAX_TOKEN_CHARS,
-    pattern: BASE64URL.source,
-    description: 'The encrypted object key.',
-    examples: ['q1Zx3n0Jt8dS2mQ7vY4cKp9WbE6hA5rU'],
-  }),
-  expires: Type.String({
-    pattern: UNIX_SECONDS.source,
-    description: 'Expiry, in Unix seconds.',
-    examples: ['1767225600'],
-  }),
-  signature: Type.String({
-    pattern: BASE64URL.source,
-    description: 'HMAC-SHA256 of the token and the expiry, base64url.',
-    examples: ['3vQm9sX0aZk2Lr7Tn4Jp8Wc1Yd6Hf5Bg0Ue3Ki9Oq2M'],
-  }),
-};
-
 function deriveKeys(secret: Buffer | string): { enc: Buffer; mac: Buffer } {
   const raw = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
   if (raw.length === 0) throw new Error('Signed URL secret must not be empty');

@@ -58,6 +58,12 @@ export const WebhookEvents = [
   'action_plan_item.status_changed',
 ] as const;
 export type WebhookEvent = (typeof WebhookEvents)[number];
+/** The longest webhook URL registered, in its stored (normalised) form (events/address-policy.ts checks it). */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+// The states of one delivery attempt, which the dispatcher moves attempts through; the public delivery
+// resource serves and filters on the same list.
+export const DeliveryStatuses = ['pending', 'delivering', 'delivered', 'failed', 'exhausted'] as const;
+export type DeliveryStatus = (typeof DeliveryStatuses)[number];
 
 export const SCOPES = [
   'suppliers:read',

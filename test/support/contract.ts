@@ -12,7 +12,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { RESPONSE_HEADERS } from '../../src/contract/headers.js';
 import { isUuid } from '../../src/http/validation.js';
 import { adminDocumentText } from '../../src/openapi/admin-document.js';
-import { apiDocumentText } from '../../src/openapi/reference.js';
+import { apiDocumentText } from '../../src/openapi/document.js';
 
 // ajv's 2020-12 build (OpenAPI 3.1's dialect) ships as CommonJS without an ESM entry for this path.
 const { default: Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as {

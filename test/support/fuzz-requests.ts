@@ -1,10 +1,10 @@
-// Requests generated from the route table for test/fuzz.test.ts: the RouteDef query and body schemas (JSON
+// Requests generated from the route table for test/fuzz.test.ts: the operations' query and body schemas (JSON
 // Schema) give valid values, and each part of a request may instead be hostile — path ids that are not
 // uuids or belong to another tenant, wrong query values, tampered and foreign cursors, bodies of the wrong
 // type with unknown fields, huge and empty strings, NUL, lone surrogates, invalid UTF-8, deep nesting,
 // numbers at the edges, wrong content types, duplicate Authorization headers, odd Idempotency-Keys.
 import fc from 'fast-check';
-import type { RouteDef } from '../../src/http/route.js';
+import type { ApiKeyAuth, Operation } from '../../src/contract/operation.js';
 import type { Tenant } from './twin-tenants.js';
 
 /** Who sends a request, and therefore what it may see. */
@@ -343,7 +343,7 @@ const EXTRA_QUERY = [
   'limit=%00',
 ];
 
-function query(route: RouteDef | null, world: FuzzWorld): fc.Arbitrary<string> {
+function query(route: Operation<ApiKeyAuth> | null, world: FuzzWorld): fc.Arbitrary<string> {
   const properties = (route?.query?.properties ?? {}) as Record<string, Schema>;
   const parts = Object.entries(properties).map(([name, schema]) =>
     fc.oneof(
@@ -424,7 +424,7 @@ const CONTENT_TYPES = [
 ];
 
 /** A body: valid, valid with one field made hostile, or raw bytes; with a content type that may be wrong. */
-function body(route: RouteDef | null, world: FuzzWorld) {
+function body(route: Operation<ApiKeyAuth> | null, world: FuzzWorld) {
   const schema = route?.body as Schema | undefined;
   const json = schema ? validValue(schema, world) : fc.jsonValue({ maxDepth: 2 });
   const keys = Object.keys(schema?.properties ?? {});
@@ -535,15 +535,15 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
  * Requests aimed at one route. A third are well formed (the owner's key, its ids, valid query values and
  * body), so that success bodies get checked against their schema; the others may be hostile anywhere.
  */
-export function routeRequests(route: RouteDef, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
-  const withId = (id: string) => `/v1${route.url.replace(/:\w+/g, id)}`;
+export function routeRequests(route: Operation<ApiKeyAuth>, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
+  const withId = (id: string) => `/v1${route.path.replace(/:\w+/g, id)}`;
   const properties = Object.entries((route.query?.properties ?? {}) as Record<string, Schema>).filter(
     ([name]) => name !== 'cursor',
   );
   const wellFormed = fc
     .tuple(
       fc
-        .constantFrom(...(world.owner.pathIds[`${route.method} ${route.url}`] ?? world.owner.ids))
+        .constantFrom(...(world.owner.pathIds[`${route.method} ${route.path}`] ?? world.owner.ids))
         .map(withId),
       fc.tuple(
         ...properties.map(([name, schema]) =>

@@ -3,7 +3,7 @@
 // headers): never a 5xx, X-Request-Id, no CORS header, no-store, and the one error shape with a code whose
 // status is the response's (risk-data-api.md "What the service does" 2, "Errors"; decisions 5, 31, 39).
 import { ERROR_STATUS } from '../../src/contract/errors.js';
-import type { RouteDef } from '../../src/http/route.js';
+import type { Operation } from '../../src/contract/operation.js';
 import type { Response } from './harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -39,14 +39,14 @@ export function invariantProblems(res: Response, method = 'GET'): string[] {
 }
 
 /** `METHOD /url` of a route, as ROUTE_COVERAGE and the reports name it. */
-export const routeKey = (route: Pick<RouteDef, 'method' | 'url'>) => `${route.method} ${route.url}`;
+export const routeKey = (route: Pick<Operation, 'method' | 'path'>) => `${route.method} ${route.path}`;
 
 /**
  * The properties a record in a success body may leave out, found in the declared response schemas: the
  * redacted fields (every other property of a resource is required, src/resources/resource.ts). The
  * collection `meta` is no record (its `message` comes with a feature status), so it is not walked.
  */
-export function omissibleFields(routes: readonly RouteDef[]): string[] {
+export function omissibleFields(routes: readonly Operation[]): string[] {
   const found = new Set<string>();
   const seen = new Set<object>();
   const walk = (schema: unknown): void => {

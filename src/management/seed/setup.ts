@@ -5,7 +5,7 @@
 // (bootstrap.ts); the OpenAPI examples show these records (src/openapi/seed-samples.ts, P121).
 import { createHash } from 'node:crypto';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
-import type { DeliveryStatus } from '../../events/delivery-status.js';
+import type { DeliveryStatus } from '../../schema/fields.js';
 import { SCOPES, type Scope, type WebhookEvent } from '../../schema/fields.js';
 import { generateApiKey } from '../../security/secrets.js';
 import { DEFAULT_ASSESSMENT_QUOTA } from '../operations.js';

@@ -1,60 +1,22 @@
-// GET /assessments, POST /assessments, GET /assessments/{id}, GET /assessments/{id}/gaps
-// (risk-data-api.md "Endpoints › Assessments"; decisions 6, 11, 26, 38, 40).
+// The handlers of the assessments' operations (operations.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
-import { Type } from 'typebox';
-import { conflict, notFound, validationFailed } from '../../contract/errors.js';
-import { fieldFilters, getRoute, listRoute, readOne } from '../../http/list.js';
-import { collectionSchema, renderPage } from '../../http/pagination.js';
-import { type RouteDef, route } from '../../http/route.js';
-import { DateTime, StringEnum } from '../../schema/fields.js';
+import { notFound, validationFailed } from '../../contract/errors.js';
+import { handleGet, handleList, NEWEST_FIRST, readOne } from '../../http/list.js';
+import { renderPage } from '../../http/pagination.js';
+import { handle, type Route } from '../../http/route.js';
 import type { TenantDb } from '../../storage/tenant.js';
-import { Assessment, AssessmentCreate, expiresAtSql, Gap, GapSeverity } from './schema.js';
-
-const TAG = 'Assessments';
-
-const listAssessments = listRoute({
-  url: '/assessments',
-  operationId: 'listAssessments',
-  scope: 'assessments:read',
-  tag: TAG,
-  summary: 'List assessments, newest first',
-  currency: true,
-  list: {
-    resource: Assessment,
-    order: { column: 'created_at', direction: 'desc' },
-    filters: {
-      ...fieldFilters(Assessment, ['supplier_id', 'status', 'decision', 'assessment_type']),
-      expires_before: {
-        schema: Type.String({
-          format: 'date-time',
-          description: 'Assessments whose validity ends (`expires_at`) strictly before this instant.',
-        }),
-        where: `${expiresAtSql('t')} < ?::timestamptz`,
-      },
-      updated_since: { schema: DateTime, where: 't.updated_at >= ?::timestamptz' },
-    },
-  },
-});
+import {
+  createAssessment,
+  getAssessment,
+  listAssessmentGaps,
+  listAssessments,
+  quotaExceeded,
+} from './operations.js';
+import { Assessment, expiresAtSql, Gap } from './schema.js';
 
 /** One assessment as JSON (also used by the admin status action). */
 export const readAssessment = (q: TenantDb, id: string) => readOne(q, Assessment, id);
-
-const getAssessment = getRoute({
-  url: '/assessments/:id',
-  operationId: 'getAssessment',
-  scope: 'assessments:read',
-  tag: TAG,
-  summary: 'Get one assessment',
-  resource: Assessment,
-  noun: 'assessment',
-});
-
-const quotaExceeded = (quota: number) =>
-  conflict('The workspace has used its assessment quota.', {
-    reason: 'assessment_quota_exceeded',
-    assessment_quota: quota,
-  });
 
 const INSERTED = Assessment.columnList(
   'id',
@@ -66,128 +28,93 @@ const INSERTED = Assessment.columnList(
   'validity_days',
 );
 
-const createAssessment = route({
-  method: 'POST',
-  url: '/assessments',
-  operationId: 'createAssessment',
-  scope: 'assessments:write',
-  tag: TAG,
-  summary: 'Create an assessment in draft',
-  description:
-    'The assessment starts in `draft` and the supplier is not invited. Its `vendor_profile` is the ' +
-    "supplier's. Supplier assessments count against the workspace's assessment quota; self assessments do not.",
-  body: AssessmentCreate,
-  idempotent: true,
-  responses: {
-    201: { description: 'The created assessment.', schema: Assessment.schema },
-    409: {
-      description:
-        'The workspace has used its assessment quota (`details.reason` `assessment_quota_exceeded`), or the ' +
-        'Idempotency-Key is in use or was used with another body.',
-      errors: [quotaExceeded(500)],
-    },
-  },
-  async handler(ctx, { body: input }) {
-    const supplierType = input.assessment_type === 'supplier';
-    // Decision 3: a uuid in a body that is not in the workspace is a bad field (422), not a 404. The deadline
-    // is compared by PostgreSQL, which reads every instant the schema accepts (JavaScript cannot parse a leap
-    // second such as 2016-12-31T23:59:60Z, which made any such deadline look future).
-    const checking = ctx.tenant.query<{ found: boolean; vendor_profile: string | null; past: boolean }>(
-      `select s.id is not null as found, s.vendor_profile, coalesce($2::timestamptz <= now(), false) as past
+const create = handle(createAssessment, async (ctx, { body: input }) => {
+  const supplierType = input.assessment_type === 'supplier';
+  // Decision 3: a uuid in a body that is not in the workspace is a bad field (422), not a 404. The deadline
+  // is compared by PostgreSQL, which reads every instant the schema accepts (JavaScript cannot parse a leap
+  // second such as 2016-12-31T23:59:60Z, which made any such deadline look future).
+  const checking = ctx.tenant.query<{ found: boolean; vendor_profile: string | null; past: boolean }>(
+    `select s.id is not null as found, s.vendor_profile, coalesce($2::timestamptz <= now(), false) as past
          from (values (1)) one left join suppliers s on s.workspace_id = $ws and s.id = $1`,
-      [input.supplier_id, input.deadline ?? null],
-    );
-    // Decision 11, in the same round trip (pipeline mode). Creates of one workspace queue on its row lock;
-    // the usage is counted by the next statement, whose snapshot is taken once the lock is held, so it sees
-    // the assessment of the create that went before. (Counted in the locking statement itself, the count
-    // kept the snapshot taken before the wait, and concurrent creates overspent the quota: P71.) NO KEY
-    // UPDATE does not block the other writes of the workspace, whose foreign keys only share the row.
-    const counting = supplierType
-      ? Promise.all([
-          ctx.tenant.query('select 1 from workspaces where id = $ws for no key update'),
-          ctx.tenant.query<{ quota: number; used: number }>(
-            `select w.assessment_quota as quota,
+    [input.supplier_id, input.deadline ?? null],
+  );
+  // Decision 11, in the same round trip (pipeline mode). Creates of one workspace queue on its row lock;
+  // the usage is counted by the next statement, whose snapshot is taken once the lock is held, so it sees
+  // the assessment of the create that went before. (Counted in the locking statement itself, the count
+  // kept the snapshot taken before the wait, and concurrent creates overspent the quota: P71.) NO KEY
+  // UPDATE does not block the other writes of the workspace, whose foreign keys only share the row.
+  const counting = supplierType
+    ? Promise.all([
+        ctx.tenant.query('select 1 from workspaces where id = $ws for no key update'),
+        ctx.tenant.query<{ quota: number; used: number }>(
+          `select w.assessment_quota as quota,
                     (select count(*)::int from assessments a
                       where a.workspace_id = w.id and a.via_api and a.assessment_type = 'supplier') as used
                from workspaces w where w.id = $ws`,
-          ),
-        ])
-      : null;
-    const [[check], counted] = await Promise.all([checking, counting]);
-    const supplier = check?.found ? check : null;
-    const fields: Record<string, string> = {};
-    if (!supplier) fields.supplier_id = 'does not match a supplier of this workspace';
-    if (check?.past) fields.deadline = 'must be in the future';
-    if (!supplier || Object.keys(fields).length > 0) throw validationFailed(fields);
-    const [, [usage] = []] = counted ?? [];
-    if (usage && usage.used >= usage.quota) throw quotaExceeded(usage.quota);
+        ),
+      ])
+    : null;
+  const [[check], counted] = await Promise.all([checking, counting]);
+  const supplier = check?.found ? check : null;
+  const fields: Record<string, string> = {};
+  if (!supplier) fields.supplier_id = 'does not match a supplier of this workspace';
+  if (check?.past) fields.deadline = 'must be in the future';
+  if (!supplier || Object.keys(fields).length > 0) throw validationFailed(fields);
+  const [, [usage] = []] = counted ?? [];
+  if (usage && usage.used >= usage.quota) throw quotaExceeded(usage.quota);
 
-    const id = randomUUID();
-    await ctx.tenant.query(
-      `insert into assessments (workspace_id, via_api, ${INSERTED})
+  const id = randomUUID();
+  await ctx.tenant.query(
+    `insert into assessments (workspace_id, via_api, ${INSERTED})
        values ($ws, true, $1, $2, $3, $4, $5, $6::timestamptz, $7)`,
-      [
-        id,
-        input.supplier_id,
-        input.assessment_type,
-        Assessment.fields.status.initial,
-        supplier.vendor_profile,
-        input.deadline ?? null,
-        input.validity_days ?? Assessment.fields.validity_days.initial,
-      ],
-    );
-    await ctx.audit(
-      'assessment.created',
-      { type: 'assessment', id },
-      { supplier_id: input.supplier_id, assessment_type: input.assessment_type },
-    );
-    return { status: 201, body: (await readAssessment(ctx.tenant, id)) ?? '' };
-  },
+    [
+      id,
+      input.supplier_id,
+      input.assessment_type,
+      Assessment.fields.status.initial,
+      supplier.vendor_profile,
+      input.deadline ?? null,
+      input.validity_days ?? Assessment.fields.validity_days.initial,
+    ],
+  );
+  await ctx.audit(
+    'assessment.created',
+    { type: 'assessment', id },
+    { supplier_id: input.supplier_id, assessment_type: input.assessment_type },
+  );
+  return { status: 201, body: (await readAssessment(ctx.tenant, id)) ?? '' };
 });
 
-const GapQuery = Type.Object(
-  { severity: Type.Optional(StringEnum(GapSeverity)) },
-  // Decision 40: not cursor-paged, so `cursor` and `limit` are unknown parameters (400).
-  { additionalProperties: false },
-);
-
-const listGaps = route({
-  method: 'GET',
-  url: '/assessments/:id/gaps',
-  operationId: 'listAssessmentGaps',
-  scope: 'assessments:read',
-  tag: TAG,
-  summary: 'Every gap of one assessment, by control code',
-  description:
-    'All gaps in one response, ordered by `control_code` in plain byte order; never paged (`has_more` ' +
-    'false). `evidence` is present only for keys with the evidence:read scope. Takes only `severity`.',
-  query: GapQuery,
-  responses: {
-    200: {
-      description: 'The gaps of the assessment.',
-      schema: collectionSchema(Gap.schema),
-    },
-  },
-  async handler(ctx, { params, query }) {
-    // One round trip: no row means no such assessment in this workspace (404); otherwise `items` holds the
-    // gaps already serialized, in byte order of the code (decision 38), whatever the database collation.
-    const rows = await ctx.tenant.query<{ items: string | null }>(
-      `select (select string_agg(${Gap.json('t', { pii: ctx.hasScope('evidence:read') })}, ','
+const listGaps = handle(listAssessmentGaps, async (ctx, { params, query }) => {
+  // One round trip: no row means no such assessment in this workspace (404); otherwise `items` holds the
+  // gaps already serialized, in byte order of the code (decision 38), whatever the database collation.
+  const rows = await ctx.tenant.query<{ items: string | null }>(
+    `select (select string_agg(${Gap.json('t', { pii: ctx.hasScope('evidence:read') })}, ','
                                  order by t.control_code collate "C", t.id)
                  from gaps t
                 where t.workspace_id = a.workspace_id and t.assessment_id = a.id
                   and ($2::text is null or t.severity = $2)) as items
          from assessments a
         where a.workspace_id = $ws and a.id = $1`,
-      [params.id, query.severity ?? null],
-    );
-    const [row] = rows;
-    if (!row) throw notFound('assessment');
-    return {
-      status: 200,
-      body: renderPage(row.items ? [row.items] : [], { hasMore: false, nextCursor: null }),
-    };
-  },
+    [params.id, query.severity ?? null],
+  );
+  const [row] = rows;
+  if (!row) throw notFound('assessment');
+  return {
+    status: 200,
+    body: renderPage(row.items ? [row.items] : [], { hasMore: false, nextCursor: null }),
+  };
 });
 
-export const assessmentsRoutes: RouteDef[] = [listAssessments, createAssessment, getAssessment, listGaps];
+export const assessmentsRoutes: Route[] = [
+  handleList(listAssessments, {
+    order: NEWEST_FIRST,
+    where: {
+      expires_before: `${expiresAtSql('t')} < ?::timestamptz`,
+      updated_since: 't.updated_at >= ?::timestamptz',
+    },
+  }),
+  create,
+  handleGet(getAssessment),
+  listGaps,
+];

@@ -1,43 +1,12 @@
-// GET /assets and PUT /assets (risk-data-api.md "Assets", decision 34).
+// The handlers of the assets' operations (operations.ts; risk-data-api.md "Assets", decision 34).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { Static } from 'typebox';
 import { validationFailed } from '../../contract/errors.js';
-import { fieldFilters, listRoute, NEWEST_FIRST } from '../../http/list.js';
-import { type RouteDef, route } from '../../http/route.js';
+import { handleList, NEWEST_FIRST } from '../../http/list.js';
+import { handle, type Route } from '../../http/route.js';
 import { bodyChecker, guard } from '../../http/validation.js';
-import {
-  Asset,
-  AssetUpsert,
-  AssetUpsertEnvelope,
-  AssetUpsertItem,
-  AssetUpsertResult,
-  notAnObject,
-  providerProblem,
-} from './schema.js';
-
-const TAG = 'Assets';
-
-const listAssets = listRoute({
-  url: '/assets',
-  operationId: 'listAssets',
-  scope: 'assets:read',
-  tag: TAG,
-  summary: 'List assets, newest first',
-  list: {
-    resource: Asset,
-    order: NEWEST_FIRST,
-    filters: {
-      ...fieldFilters(Asset, [
-        'asset_type',
-        'technical_criticality',
-        'exposure',
-        'source',
-        'cloud_provider',
-        'review_status',
-      ]),
-    },
-  },
-});
+import { listAssets, upsertAssets } from './operations.js';
+import { Asset, AssetUpsertEnvelope, AssetUpsertItem, notAnObject, providerProblem } from './schema.js';
 
 const checkEnvelope = bodyChecker(AssetUpsertEnvelope);
 const assetItem = guard(AssetUpsertItem);
@@ -108,66 +77,46 @@ const UPSERT = `
          (count(*) filter (where not inserted))::int as updated
     from written`;
 
-const upsertAssets = route({
-  method: 'PUT',
-  url: '/assets',
-  operationId: 'upsertAssets',
-  scope: 'assets:write',
-  tag: TAG,
-  summary: 'Create or update up to 500 assets of one source',
-  description:
-    'Body AssetUpsert: `source`, `cloud_provider` (required for cloud, null or absent for manual) and `assets`. ' +
-    'Items are matched on (source, cloud_provider, external_id). A malformed item, or a repeat of an ' +
-    'external_id earlier in the batch, is skipped with a reason while the others are written. Attributes an ' +
-    'item omits are stored as null. New assets are `discovered`; the review status of existing ones is never ' +
-    'changed. No Idempotency-Key: repeating a payload is harmless and reports 0 created, 0 updated.',
-  // Rule 3 wants each item judged on its own: the handler checks the envelope, then every item.
-  body: AssetUpsert,
-  validateBody: false,
-  responses: {
-    200: { description: 'What the batch did.', schema: AssetUpsertResult },
-  },
-  async handler(ctx, { body: input }) {
-    // The envelope (400/422 before anything is written): items stand in as placeholders, so that one bad
-    // item's text cannot fail the batch, while `assets` still counts towards its 500 limit.
-    const items = Array.isArray(input.assets) ? (input.assets as unknown[]) : null;
-    const fields = checkEnvelope({ ...input, ...(items ? { assets: items.map(() => null) } : {}) }) ?? {};
-    const provider = providerProblem(input.source, input.cloud_provider);
-    if (provider && !fields.source && !fields.cloud_provider) fields.cloud_provider = provider;
-    if (Object.keys(fields).length > 0 || !items) throw validationFailed(fields);
+const upsert = handle(upsertAssets, async (ctx, { body: input }) => {
+  // The envelope (400/422 before anything is written): items stand in as placeholders, so that one bad
+  // item's text cannot fail the batch, while `assets` still counts towards its 500 limit.
+  const items = Array.isArray(input.assets) ? (input.assets as unknown[]) : null;
+  const fields = checkEnvelope({ ...input, ...(items ? { assets: items.map(() => null) } : {}) }) ?? {};
+  const provider = providerProblem(input.source, input.cloud_provider);
+  if (provider && !fields.source && !fields.cloud_provider) fields.cloud_provider = provider;
+  if (Object.keys(fields).length > 0 || !items) throw validationFailed(fields);
 
-    const source = input.source as string;
-    const cloudProvider = (input.cloud_provider ?? null) as string | null;
-    const { valid, skipped } = triageItems(items);
-    let created = 0;
-    let updated = 0;
-    if (valid.length > 0) {
-      const rows = valid.map((item) => ({
-        external_id: item.external_id,
-        name: item.name,
-        asset_type: item.asset_type,
-        technical_criticality: item.technical_criticality ?? null,
-        exposure: item.exposure ?? null,
-        region: item.region ?? null,
-        cloud_metadata: item.cloud_metadata ?? {},
-      }));
-      const [counts] = await ctx.tenant.query<{ created: number; updated: number }>(UPSERT, [
-        JSON.stringify(rows),
-        source,
-        cloudProvider,
-        Asset.fields.review_status.initial,
-      ]);
-      created = counts?.created ?? 0;
-      updated = counts?.updated ?? 0;
-    }
-    // Decision 26: one audit entry per API write, with the counts (also when nothing changed).
-    await ctx.audit(
-      'assets.upserted',
-      { type: 'workspace', id: ctx.key.workspaceId },
-      { source, cloud_provider: cloudProvider, created, updated, skipped: skipped.length },
-    );
-    return { status: 200, body: JSON.stringify({ created, updated, skipped }) };
-  },
+  const source = input.source as string;
+  const cloudProvider = (input.cloud_provider ?? null) as string | null;
+  const { valid, skipped } = triageItems(items);
+  let created = 0;
+  let updated = 0;
+  if (valid.length > 0) {
+    const rows = valid.map((item) => ({
+      external_id: item.external_id,
+      name: item.name,
+      asset_type: item.asset_type,
+      technical_criticality: item.technical_criticality ?? null,
+      exposure: item.exposure ?? null,
+      region: item.region ?? null,
+      cloud_metadata: item.cloud_metadata ?? {},
+    }));
+    const [counts] = await ctx.tenant.query<{ created: number; updated: number }>(UPSERT, [
+      JSON.stringify(rows),
+      source,
+      cloudProvider,
+      Asset.fields.review_status.initial,
+    ]);
+    created = counts?.created ?? 0;
+    updated = counts?.updated ?? 0;
+  }
+  // Decision 26: one audit entry per API write, with the counts (also when nothing changed).
+  await ctx.audit(
+    'assets.upserted',
+    { type: 'workspace', id: ctx.key.workspaceId },
+    { source, cloud_provider: cloudProvider, created, updated, skipped: skipped.length },
+  );
+  return { status: 200, body: JSON.stringify({ created, updated, skipped }) };
 });
 
-export const assetsRoutes: RouteDef[] = [listAssets, upsertAssets];
+export const assetsRoutes: Route[] = [handleList(listAssets, { order: NEWEST_FIRST }), upsert];

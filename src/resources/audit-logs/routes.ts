@@ -1,55 +1,18 @@
-// GET /audit-logs (risk-data-api.md "Audit"; decisions 12, 13, 14, 38): a feed for SIEM ingestion, oldest
-// first by occurred_at then id. Unlike other collections, `next_cursor` is returned on every page that has an
-// entry, also the last one, so a poller stores it and later resumes with only the newer entries; an empty
-// page echoes the cursor it was given (null when none was given).
+// The handler of the audit trail's feed (operations.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { Type } from 'typebox';
-import { type Filter, listRoute } from '../../http/list.js';
-import type { RouteDef } from '../../http/route.js';
-import { Uuid } from '../../schema/fields.js';
-import { AuditLog } from './schema.js';
+import { handleList } from '../../http/list.js';
+import type { Route } from '../../http/route.js';
+import { listAuditLogs } from './operations.js';
 
-const instant = (description: string) => Type.String({ format: 'date-time', description });
-
-const filters: Record<string, Filter> = {
-  // Both bounds are inclusive.
-  from: {
-    schema: instant('Entries with occurred_at at or after this instant (inclusive).'),
-    where: 't.occurred_at >= ?::timestamptz',
-  },
-  to: {
-    schema: instant('Entries with occurred_at at or before this instant (inclusive).'),
-    where: 't.occurred_at <= ?::timestamptz',
-  },
-  action: {
-    schema: Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'Exact event type, e.g. supplier.created.',
-    }),
-    where: 't.action = ?',
-  },
-  actor_id: { schema: Uuid, where: 't.actor_id = ?::uuid' },
-};
-
-export const auditLogsRoutes: RouteDef[] = [
-  listRoute({
-    url: '/audit-logs',
-    operationId: 'listAuditLogs',
-    scope: 'audit:read',
-    tag: 'Audit',
-    summary: 'Read the audit trail, oldest first (a resumable feed)',
-    description:
-      'Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` ' +
-      'matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also ' +
-      'when `has_more` is false: store it and pass it later to receive only newer entries. An empty page ' +
-      'returns the cursor that was sent (null when none was sent).',
-    feed: true,
-    list: {
-      resource: AuditLog,
-      filters,
-      // decision 12: oldest first, because the log is polled; ties on id ascending (decision 38).
-      order: { column: 'occurred_at', direction: 'asc' },
+export const auditLogsRoutes: Route[] = [
+  handleList(listAuditLogs, {
+    // decision 12: oldest first, because the log is polled; ties on id ascending (decision 38).
+    order: { column: 'occurred_at', direction: 'asc' },
+    where: {
+      from: 't.occurred_at >= ?::timestamptz',
+      to: 't.occurred_at <= ?::timestamptz',
+      action: 't.action = ?',
+      actor_id: 't.actor_id = ?::uuid',
     },
   }),
 ];

@@ -2,13 +2,13 @@
 // decisions 21-24 and 43. Endpoints are registered through the management API; the public API only reads.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TProperties, type TSchema, Type } from 'typebox';
-import { WEBHOOK_URL_MAX_LENGTH } from '../../events/address-policy.js';
-import { DeliveryStatuses } from '../../events/delivery-status.js';
 import {
   DateTime,
+  DeliveryStatuses,
   Nullable,
   StringEnum,
   Uuid,
+  WEBHOOK_URL_MAX_LENGTH,
   WebhookEvents,
   WITHOUT_CONTROLS,
 } from '../../schema/fields.js';

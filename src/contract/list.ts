@@ -1,0 +1,138 @@
+// The two common reads, declared: a cursor-paged collection of a resource with its filters, and one record
+// by id. Contract only: the query and response schemas, and what the handler module needs to know to bind
+// them (the resource, the filters by name). http/list.ts binds the SQL: the predicate of each filter, by the
+// same names, and the order.
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+import { type TObject, type TSchema, Type } from 'typebox';
+import { CursorParam, collectionSchema, LimitParam } from '../schema/collection.js';
+import type { Scope } from '../schema/fields.js';
+import type { FieldSpec, Resource } from '../schema/resource.js';
+import { type ApiKeyAuth, apiKey, type Operation, operation } from './operation.js';
+
+/** What binding a list needs beyond its schemas. */
+export interface ListSpec<F extends Record<string, TSchema> = Record<string, TSchema>> {
+  resource: Resource;
+  /** Equality filters on stored fields of the resource, named after them (their SQL follows from the field). */
+  fieldFilters: readonly string[];
+  /** Filters with a predicate of their own, which the handler module gives by the same names. */
+  filters: F;
+  currency: boolean;
+  /**
+   * A resumable feed (decision 13): `next_cursor` on every page that served a row, also the last one, and an
+   * empty page echoes the cursor it was given, so a poller stores it and later sees only newer rows.
+   */
+  feed: boolean;
+}
+
+export type ListOperation<
+  U extends string = string,
+  F extends Record<string, TSchema> = Record<string, TSchema>,
+> = Operation<ApiKeyAuth, U, TObject, undefined, undefined> & { readonly list: ListSpec<F> };
+
+/** The value a field filters on: its schema without `null` (a filter matches a value, never absence). */
+function filterSchema(schema: TSchema): TSchema {
+  const { anyOf } = schema as { anyOf?: TSchema[] };
+  const values = anyOf?.filter((branch) => (branch as { type?: string }).type !== 'null');
+  return values?.length === 1 ? (values[0] as TSchema) : schema;
+}
+
+/**
+ * GET of a cursor-paged collection: `limit`, `cursor`, then the field filters (each takes its field's own
+ * schema: enumeration, format, description, so a filter cannot drift from the field it filters) and the
+ * filters of its own.
+ */
+export function listOperation<
+  const U extends string,
+  FS extends Record<string, FieldSpec>,
+  const F extends Record<string, TSchema> = Record<never, TSchema>,
+>(options: {
+  id: string;
+  path: U;
+  scope: Scope;
+  tag: string;
+  summary: string;
+  description?: string;
+  resource: Resource<FS>;
+  fieldFilters?: readonly (keyof FS & string)[];
+  filters?: F;
+  currency?: boolean;
+  feed?: boolean;
+}): ListOperation<U, F> {
+  const { resource } = options;
+  const fieldFilters = options.fieldFilters ?? [];
+  const filters = options.filters ?? ({} as F);
+  const properties: Record<string, TSchema> = {
+    limit: Type.Optional(LimitParam),
+    cursor: Type.Optional(CursorParam),
+  };
+  for (const name of fieldFilters) {
+    const spec = resource.fields[name] as FieldSpec;
+    if (spec.sql !== undefined)
+      throw new Error(`${resource.name}.${name} is computed: it has no column to filter`);
+    properties[name] = Type.Optional(filterSchema(spec.schema));
+  }
+  for (const [name, schema] of Object.entries(filters)) {
+    if (name in properties) throw new Error(`${options.id}: the filter ${name} is declared twice`);
+    properties[name] = Type.Optional(schema);
+  }
+  return {
+    ...operation({
+      id: options.id,
+      method: 'GET',
+      path: options.path,
+      auth: apiKey(options.scope),
+      tag: options.tag,
+      summary: options.summary,
+      description: options.description,
+      query: Type.Object(properties, { additionalProperties: false }),
+      responses: {
+        200: {
+          description: 'A page of results.',
+          schema: collectionSchema(resource.schema, { currency: options.currency }),
+        },
+      },
+    }),
+    list: {
+      resource: resource as unknown as Resource,
+      fieldFilters,
+      filters,
+      currency: options.currency ?? false,
+      feed: options.feed ?? false,
+    },
+  };
+}
+
+export type GetOperation<U extends string = string> = Operation<
+  ApiKeyAuth,
+  U,
+  undefined,
+  undefined,
+  undefined
+> & {
+  readonly get: { resource: Resource; noun: string };
+};
+
+/** GET of one record by id: 404 when it is missing or belongs to another workspace. */
+export function getOperation<const U extends `/${string}/:id`>(options: {
+  id: string;
+  path: U;
+  scope: Scope;
+  tag: string;
+  summary: string;
+  resource: Resource;
+  /** Name used in the 404 message. */
+  noun: string;
+}): GetOperation<U> {
+  return {
+    ...operation({
+      id: options.id,
+      method: 'GET',
+      path: options.path,
+      auth: apiKey(options.scope),
+      tag: options.tag,
+      summary: options.summary,
+      responses: { 200: { description: `The ${options.noun}.`, schema: options.resource.schema } },
+    }),
+    get: { resource: options.resource, noun: options.noun },
+  };
+}
