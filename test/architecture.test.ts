@@ -98,6 +98,57 @@ describe('architecture', () => {
     assert.deepEqual(violations, []);
   });
 
+  // A contract module (docs/architecture.md "Operations") declares operations: it imports only contracts and
+  // schemas, so whatever reads the operations loads no handler, no Fastify and no storage.
+  const contractModule = (module: string) =>
+    module.startsWith('contract/') ||
+    module.startsWith('schema/') ||
+    /^resources\/([\w-]+\/)?(operations|schema)\.ts$/.test(module) ||
+    module === 'openapi/reference-operations.ts';
+
+  it('contract modules import only contracts and schemas', () => {
+    const violations = [...graph.entries()].flatMap(([module, targets]) => {
+      if (!contractModule(module)) return [];
+      const slice = /^resources\/([\w-]+)\/operations\.ts$/.exec(module)?.[1];
+      const allowed = (target: string) =>
+        target.startsWith('contract/') ||
+        target.startsWith('schema/') ||
+        // A slice's operations read its own schema; the list of all operations reads each slice's.
+        (slice !== undefined && target === `resources/${slice}/schema.ts`) ||
+        (module === 'resources/operations.ts' && /^resources\/[\w-]+\/operations\.ts$/.test(target)) ||
+        // The webhook payloads name other slices' enumerations (until the event catalogue has its own home).
+        (/^resources\/[\w-]+\/schema\.ts$/.test(module) && /^resources\/[\w-]+\/schema\.ts$/.test(target));
+      return targets.filter((target) => !allowed(target)).map((target) => `${module} → ${target}`);
+    });
+    assert.deepEqual(violations, []);
+  });
+
+  /** Every src module `module` loads, itself included. */
+  const closure = (module: string): Set<string> => {
+    const seen = new Set<string>();
+    const visit = (node: string) => {
+      if (seen.has(node)) return;
+      seen.add(node);
+      for (const next of graph.get(node) ?? []) visit(next);
+    };
+    visit(module);
+    return seen;
+  };
+
+  it('the document, the code samples and the MCP catalogue read contracts, never handlers', () => {
+    for (const reader of ['openapi/document.ts', 'openapi/code-samples.ts', 'mcp/catalog.ts']) {
+      const handlers = [...closure(reader)].filter(
+        (module) => module.startsWith('resources/') && !contractModule(module),
+      );
+      assert.deepEqual(handlers, [], `${reader} loads handler modules`);
+    }
+    // The catalogue loads contracts alone (and the JSON Schema helpers): `tprm mcp` starts without the pipeline.
+    const loaded = [...closure('mcp/catalog.ts')].filter(
+      (module) => !contractModule(module) && module !== 'mcp/catalog.ts' && module !== 'openapi/examples.ts',
+    );
+    assert.deepEqual(loaded, []);
+  });
+
   it('the circle check catches a circle', () => {
     const sample = new Map([
       ['a.ts', ['b.ts']],

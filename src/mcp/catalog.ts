@@ -11,8 +11,7 @@ import {
   PATH_PREFIX,
   pathParameters,
 } from '../contract/operation.js';
-import { mapSubschemas, plain } from '../openapi/document.js';
-import type { JsonSchema } from '../openapi/examples.js';
+import { type JsonSchema, mapSubschemas, plain } from '../openapi/examples.js';
 import { publicOperations } from '../resources/operations.js';
 import { Uuid } from '../schema/fields.js';
 

@@ -16,7 +16,6 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { TprmApiError, type TprmClient, TprmError } from '../../sdk/src/index.js';
-import { apiDocumentText } from '../openapi/document.js';
 import { type AgentTool, agentTools, enumVocabulary } from './catalog.js';
 import { agentPrompts, renderPrompt } from './prompts.js';
 
@@ -32,7 +31,7 @@ const INSTRUCTIONS = [
 const JSON_TYPE = 'application/json';
 
 /** The resources: what the tools are made from, for an agent that wants the whole picture. */
-const RESOURCES: { resource: Resource; text: () => string }[] = [
+const RESOURCES: { resource: Resource; text: () => string | Promise<string> }[] = [
   {
     resource: {
       uri: 'tprm://openapi.json',
@@ -41,7 +40,8 @@ const RESOURCES: { resource: Resource; text: () => string }[] = [
       description: 'The OpenAPI 3.1 document of the public API: every operation, parameter and schema.',
       mimeType: JSON_TYPE,
     },
-    text: apiDocumentText,
+    // Built on first read: the document's generator (its examples come from the seed) is not loaded before.
+    text: async () => (await import('../openapi/document.js')).apiDocumentText(),
   },
   {
     resource: {
@@ -77,10 +77,10 @@ export function createMcpServer(client: TprmClient, version: string): Server {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: RESOURCES.map((entry) => entry.resource),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
+  server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
     const entry = RESOURCES.find((candidate) => candidate.resource.uri === params.uri);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `No resource ${params.uri}.`);
-    return { contents: [{ uri: params.uri, mimeType: JSON_TYPE, text: entry.text() }] };
+    return { contents: [{ uri: params.uri, mimeType: JSON_TYPE, text: await entry.text() }] };
   });
   return server;
 }

@@ -27,12 +27,11 @@ import {
   errorExamples,
   PUBLISHER,
   parameter,
-  plain,
   RESPONSE_EXAMPLES,
   SchemaRegistry,
   sorted,
 } from './document.js';
-import { exampleOf, type Json } from './examples.js';
+import { exampleOf, type Json, plain } from './examples.js';
 import { PAGE_HEADERS, REFERENCE_FILES } from './reference-operations.js';
 import { pathSampleId, seedSample } from './seed-samples.js';
 

@@ -43,6 +43,8 @@ import {
   exampleUuid,
   type Json,
   type JsonSchema,
+  mapSubschemas,
+  plain,
 } from './examples.js';
 import { referenceOperations } from './reference-operations.js';
 import { pathSampleId, seedSample, writeSample } from './seed-samples.js';
@@ -168,33 +170,6 @@ export class SchemaRegistry {
     }
     return { propertyName, mapping };
   }
-}
-
-/** JSON Schema keywords holding one subschema, a list of them, or a map of them. */
-const ONE = ['items', 'additionalProperties', 'not'];
-const LIST = ['anyOf', 'oneOf', 'allOf'];
-const MAP = ['properties', 'patternProperties'];
-
-export function mapSubschemas(schema: JsonSchema, map: (child: JsonSchema) => JsonSchema): JsonSchema {
-  const out: JsonSchema = { ...schema };
-  for (const keyword of ONE) {
-    const child = schema[keyword];
-    if (child && typeof child === 'object') out[keyword] = map(child as JsonSchema);
-  }
-  for (const keyword of LIST) {
-    if (Array.isArray(schema[keyword])) out[keyword] = (schema[keyword] as JsonSchema[]).map(map);
-  }
-  for (const keyword of MAP) {
-    const children = schema[keyword] as Record<string, JsonSchema> | undefined;
-    if (children)
-      out[keyword] = Object.fromEntries(Object.entries(children).map(([key, child]) => [key, map(child)]));
-  }
-  return out;
-}
-
-/** A TypeBox schema as plain JSON (its symbols and non-enumerable markers dropped). */
-export function plain(schema: unknown): JsonSchema {
-  return JSON.parse(JSON.stringify(schema)) as JsonSchema;
 }
 
 /** Header components: one per header, and an `.optional` variant where some responses may lack it. */

@@ -9,7 +9,9 @@
 // Neither uses json_build_object or json_agg, whose text has spaces around `:` and after `,`.
 // test/serialization.test.ts holds the two byte-equal.
 import { type TObject, type TSchema, Type } from 'typebox';
-import type { Engine } from '../storage/db.js';
+
+/** The two database engines (storage/db.ts), each with its own cheapest form of a row's text. */
+export type Engine = 'pglite' | 'postgres';
 
 export interface FieldSpec<S extends TSchema = TSchema> {
   schema: S;

@@ -10,10 +10,9 @@ import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
+import type { Engine } from '../schema/resource.js';
 import { readTemplate } from './embedded-template.js';
 import { DataDirError } from './lock.js';
-
-export type Engine = 'pglite' | 'postgres';
 
 export interface Queryable {
   /** What answers: it decides how results are best shaped (Resource.row). */

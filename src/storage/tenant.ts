@@ -7,7 +7,8 @@
 // downgraded: stale credentials see no rows, and an empty answer is confirmed against the database before it
 // is trusted. Cached authentication therefore costs no extra round trip and can never outlive a revocation;
 // PostgreSQL inlines the function (two primary-key probes, planned with the prepared statement).
-import type { Engine, Queryable } from './db.js';
+import type { Engine } from '../schema/resource.js';
+import type { Queryable } from './db.js';
 
 export interface TenantGuard {
   keyId: string;
