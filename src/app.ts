@@ -6,8 +6,8 @@ import { createSender } from './events/sender.js';
 import { registerOpenRoutes } from './http/open-route.js';
 import { registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
-import { adminRoutes } from './management/admin-routes.js';
 import { buildAdminRoutes } from './management/app.js';
+import { boundAdminOperations } from './management/handlers.js';
 import { servedOpenRoutes } from './openapi/reference.js';
 import { publicRoutes } from './resources/index.js';
 import type { Services } from './services.js';
@@ -21,7 +21,7 @@ export function buildPublicApp(services: Services): FastifyInstance {
 
 export function buildAdminApp(services: Services): FastifyInstance {
   const app = createServer('admin', services);
-  buildAdminRoutes(app, services, adminRoutes);
+  buildAdminRoutes(app, services, boundAdminOperations);
   return app;
 }
 

@@ -4,10 +4,9 @@
 // name), and the build fails when a route has no method there, so a sample cannot name a method that does not
 // exist.
 import { createClient } from '../../sdk/src/client.js';
-import { pathParameters } from '../contract/operation.js';
+import { type Operation, PATH_PREFIX, pathParameters } from '../contract/operation.js';
 import type { OpenRouteDef } from '../http/open-route.js';
 import { API_PREFIX, type RouteDef } from '../http/route.js';
-import type { AdminRouteDef } from '../management/route.js';
 import type { Json } from './examples.js';
 
 export interface CodeSample {
@@ -151,10 +150,10 @@ export function adminSample(
 
 /** The sample of an operation of the management API, its path ids those of the demo records. */
 export function adminRouteSamples(
-  route: Pick<AdminRouteDef, 'method' | 'url'>,
+  operation: Pick<Operation, 'method' | 'path'>,
   id: (param: string) => string,
   body: Json | undefined,
 ): CodeSample[] {
-  const path = `/admin${route.url.replace(/:(\w+)/g, (_, param: string) => id(param))}`;
-  return [adminSample(route.method, path, body, { token: true })];
+  const path = `${PATH_PREFIX.operator}${operation.path.replace(/:(\w+)/g, (_, param: string) => id(param))}`;
+  return [adminSample(operation.method, path, body, { token: true })];
 }
