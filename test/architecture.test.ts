@@ -6,6 +6,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { OperatorContext } from '../src/http/operator.js';
+import type { RouteContext } from '../src/http/route.js';
+import type { Queryable } from '../src/storage/db.js';
+import type { OperatorStore } from '../src/storage/operator.js';
+import type { TenantDb } from '../src/storage/tenant.js';
+import type { UnitOfWork } from '../src/storage/unit-of-work.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const src = join(root, 'src');
@@ -70,6 +76,28 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The members of a handler's context that reach the database other than through one workspace's TenantDb: a
+ * pool or transaction (a Queryable), something holding one (`db`), or a function answering one.
+ */
+type RawDatabase<T> = {
+  [K in keyof T]-?: T[K] extends TenantDb
+    ? never
+    : T[K] extends Queryable | { db: unknown }
+      ? K
+      : T[K] extends (...args: never[]) => infer R
+        ? Awaited<R> extends TenantDb
+          ? never
+          : Awaited<R> extends Queryable
+            ? K
+            : never
+        : never;
+}[keyof T];
+
+/** Source text of every module, by path relative to src/. */
+const sources = () =>
+  new Map(sourceFiles(src).map((file) => [relative(src, file), readFileSync(file, 'utf8')]));
+
 describe('architecture', () => {
   const graph = importGraph();
 
@@ -96,6 +124,56 @@ describe('architecture', () => {
         : [],
     );
     assert.deepEqual(violations, []);
+  });
+
+  it('the resource slices never import the operator side', () => {
+    const violations = [...graph.entries()].flatMap(([module, targets]) =>
+      module.startsWith('resources/')
+        ? targets
+            .filter((target) => target.startsWith('management/'))
+            .map((target) => `${module} → ${target}`)
+        : [],
+    );
+    assert.deepEqual(violations, []);
+  });
+
+  it('a contract module imports only src/schema/, src/contract/ and its own schema', () => {
+    const contracts = [...graph.keys()].filter(
+      (module) => module === 'management/operations.ts' || /^resources\/[^/]+\/lifecycle\.ts$/.test(module),
+    );
+    assert.ok(contracts.length >= 8, `contract modules found: ${contracts.join(', ')}`);
+    const violations = contracts.flatMap((module) => {
+      const own = [join(dirname(module), 'schema.ts'), join(dirname(module), 'schemas.ts')];
+      return (graph.get(module) ?? [])
+        .filter(
+          (target) =>
+            !target.startsWith('schema/') && !target.startsWith('contract/') && !own.includes(target),
+        )
+        .map((target) => `${module} → ${target}`);
+    });
+    assert.deepEqual(violations, []);
+  });
+
+  it('a write goes through the context: only the unit of work and the events write audit entries and events', () => {
+    const writers = /\b(recordAudit|recordEvent|storeEvent|appendImportedAudit)\s*\(/g;
+    const violations = [...sources()].flatMap(([module, text]) =>
+      module === 'storage/unit-of-work.ts' || module.startsWith('events/')
+        ? []
+        : // Their definitions (storage/audit.ts) are not calls.
+          [...text.replace(/function\s+\w+\s*\(/g, '').matchAll(writers)].map((m) => `${module}: ${m[1]}`),
+    );
+    assert.deepEqual(violations, []);
+  });
+
+  it('no handler context hands out the pool or a transaction', () => {
+    // Checked by the compiler: each is `never` (no such member), or this assignment does not compile.
+    const none: [
+      RawDatabase<OperatorContext> | RawDatabase<OperatorStore> | RawDatabase<UnitOfWork>,
+      RawDatabase<RouteContext> | RawDatabase<RouteContext['services']>,
+    ] extends [never, never]
+      ? true
+      : false = true;
+    assert.equal(none, true);
   });
 
   it('the circle check catches a circle', () => {
