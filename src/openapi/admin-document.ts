@@ -142,15 +142,15 @@ export function buildAdminOpenApiDocument(operations: Record<string, Operation>)
   });
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
-  for (const route of Object.values(operations)) {
-    tags.add(route.tag);
-    const [status, { description, schema: response }] = success(route);
+  for (const operation of Object.values(operations)) {
+    tags.add(operation.tag);
+    const [status, { description, schema: response }] = success(operation);
     // The answer shows the demo record of its resource; a request body, the fields of the record it writes
     // (the one the operation answers with).
     const answered = response ? plain(response) : undefined;
     const record = typeof answered?.title === 'string' ? seedSample(answered.title) : undefined;
-    const bodyExample = route.body
-      ? exampleOf(plain(route.body), { minimal: true, sample: seedSample, record })
+    const bodyExample = operation.body
+      ? exampleOf(plain(operation.body), { minimal: true, sample: seedSample, record })
       : undefined;
     const responses: Record<string, unknown> = {
       [status]: {
@@ -159,35 +159,35 @@ export function buildAdminOpenApiDocument(operations: Record<string, Operation>)
         ...(response ? { content: content(response, exampleOf(plain(response), RESPONSE_EXAMPLES)) } : {}),
       },
     };
-    for (const [status, { description, examples }] of Object.entries(adminErrors(route)))
+    for (const [status, { description, examples }] of Object.entries(adminErrors(operation)))
       responses[status] = {
         description,
         headers: status === '429' ? refs([...STAMPED_HEADERS, 'Retry-After']) : headers,
         content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(examples) } },
       };
-    const path = `${PATH_PREFIX.operator}${openApiPath(route.path)}`;
+    const path = `${PATH_PREFIX.operator}${openApiPath(operation.path)}`;
     paths[path] ??= {};
-    (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = {
-      operationId: route.id,
-      tags: [route.tag],
-      summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+    (paths[path] as Record<string, unknown>)[operation.method.toLowerCase()] = {
+      operationId: operation.id,
+      tags: [operation.tag],
+      summary: operation.summary,
+      ...(operation.description ? { description: operation.description } : {}),
       parameters: [
-        ...pathParameters(route.path).map((name) => parameter(name, 'path', Uuid, true)),
-        ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) =>
-          parameter(name, 'query', schema, route.query?.required?.includes(name) ?? false),
+        ...pathParameters(operation.path).map((name) => parameter(name, 'path', Uuid, true)),
+        ...Object.entries(operation.query?.properties ?? {}).map(([name, schema]) =>
+          parameter(name, 'query', schema, operation.query?.required?.includes(name) ?? false),
         ),
       ],
-      ...(route.body
+      ...(operation.body
         ? {
             requestBody: {
-              required: route.validateBody !== false,
-              content: content(route.body, bodyExample),
+              required: operation.validateBody !== false,
+              content: content(operation.body, bodyExample),
             },
           }
         : {}),
       responses,
-      'x-codeSamples': adminRouteSamples(route, pathSampleId(route.path), bodyExample),
+      'x-codeSamples': adminRouteSamples(operation, pathSampleId(operation.path), bodyExample),
     };
   }
   // The listener's routes for machines, its own description and the page rendering it: no token.
