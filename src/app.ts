@@ -5,8 +5,8 @@ import { Dispatcher, type DispatcherOptions } from './events/dispatcher.js';
 import { createSender } from './events/sender.js';
 import { registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
-import { adminRoutes } from './management/admin-routes.js';
 import { buildAdminRoutes } from './management/app.js';
+import { boundAdminOperations } from './management/handlers.js';
 import { PUBLIC_DOCUMENT_OPERATIONS } from './openapi/document.js';
 import { apiReferenceRoutes } from './openapi/reference.js';
 import { publicRoutes } from './resources/index.js';
@@ -21,7 +21,7 @@ export function buildPublicApp(services: Services): FastifyInstance {
 
 export function buildAdminApp(services: Services): FastifyInstance {
   const app = createServer('admin', services);
-  buildAdminRoutes(app, services, adminRoutes);
+  buildAdminRoutes(app, services, boundAdminOperations);
   return app;
 }
 

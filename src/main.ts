@@ -17,9 +17,8 @@ import {
   showSecretsOnce,
 } from './management/bootstrap.js';
 import { importLocalObjects } from './reports/storage.js';
-import { createServices } from './services.js';
-import './resources/imports.js';
 import { generateAdminToken, sha256 } from './security/secrets.js';
+import { createServices } from './services.js';
 import { type Db, openEmbedded, openPostgres } from './storage/db.js';
 import { DataDirError, lockDataDir } from './storage/lock.js';
 import { migrate } from './storage/migrate.js';

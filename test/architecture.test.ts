@@ -6,6 +6,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { OperatorContext } from '../src/http/operator.js';
+import type { RouteContext } from '../src/http/route.js';
+import type { Queryable } from '../src/storage/db.js';
+import type { OperatorStore } from '../src/storage/operator.js';
+import type { TenantDb } from '../src/storage/tenant.js';
+import type { UnitOfWork } from '../src/storage/unit-of-work.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const src = join(root, 'src');
@@ -70,6 +76,28 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The members of a handler's context that reach the database other than through one workspace's TenantDb: a
+ * pool or transaction (a Queryable), something holding one (`db`), or a function answering one.
+ */
+type RawDatabase<T> = {
+  [K in keyof T]-?: T[K] extends TenantDb
+    ? never
+    : T[K] extends Queryable | { db: unknown }
+      ? K
+      : T[K] extends (...args: never[]) => infer R
+        ? Awaited<R> extends TenantDb
+          ? never
+          : Awaited<R> extends Queryable
+            ? K
+            : never
+        : never;
+}[keyof T];
+
+/** Source text of every module, by path relative to src/. */
+const sources = () =>
+  new Map(sourceFiles(src).map((file) => [relative(src, file), readFileSync(file, 'utf8')]));
+
 describe('architecture', () => {
   const graph = importGraph();
 
@@ -98,27 +126,45 @@ describe('architecture', () => {
     assert.deepEqual(violations, []);
   });
 
-  // A contract module (docs/architecture.md "Operations") declares operations: it imports only contracts and
-  // schemas, so whatever reads the operations loads no handler, no Fastify and no storage.
+  it('the resource slices never import the operator side', () => {
+    const violations = [...graph.entries()].flatMap(([module, targets]) =>
+      module.startsWith('resources/')
+        ? targets
+            .filter((target) => target.startsWith('management/'))
+            .map((target) => `${module} → ${target}`)
+        : [],
+    );
+    assert.deepEqual(violations, []);
+  });
+
+  // A contract module (docs/architecture.md "Operations") declares operations, public or operator: it imports
+  // only contracts and schemas, so whatever reads the operations loads no handler, no Fastify and no storage.
   const contractModule = (module: string) =>
     module.startsWith('contract/') ||
     module.startsWith('schema/') ||
-    /^resources\/([\w-]+\/)?(operations|schema)\.ts$/.test(module) ||
+    /^resources\/([\w-]+\/)?(operations|lifecycle|schema)\.ts$/.test(module) ||
+    module === 'management/operations.ts' ||
     module === 'openapi/reference-operations.ts';
 
   it('contract modules import only contracts and schemas', () => {
-    const violations = [...graph.entries()].flatMap(([module, targets]) => {
-      if (!contractModule(module)) return [];
-      const slice = /^resources\/([\w-]+)\/operations\.ts$/.exec(module)?.[1];
+    const contracts = [...graph.keys()].filter(
+      (module) => contractModule(module) && !module.startsWith('contract/') && !module.startsWith('schema/'),
+    );
+    assert.ok(contracts.length >= 20, `contract modules found: ${contracts.join(', ')}`);
+    const violations = contracts.flatMap((module) => {
+      const slice = /^resources\/([\w-]+)\/(operations|lifecycle)\.ts$/.exec(module)?.[1];
       const allowed = (target: string) =>
         target.startsWith('contract/') ||
         target.startsWith('schema/') ||
         // A slice's operations read its own schema; the list of all operations reads each slice's.
         (slice !== undefined && target === `resources/${slice}/schema.ts`) ||
+        (module === 'management/operations.ts' && target === 'management/schemas.ts') ||
         (module === 'resources/operations.ts' && /^resources\/[\w-]+\/operations\.ts$/.test(target)) ||
         // The webhook payloads name other slices' enumerations (until the event catalogue has its own home).
         (/^resources\/[\w-]+\/schema\.ts$/.test(module) && /^resources\/[\w-]+\/schema\.ts$/.test(target));
-      return targets.filter((target) => !allowed(target)).map((target) => `${module} → ${target}`);
+      return (graph.get(module) ?? [])
+        .filter((target) => !allowed(target))
+        .map((target) => `${module} → ${target}`);
     });
     assert.deepEqual(violations, []);
   });
@@ -147,6 +193,28 @@ describe('architecture', () => {
       (module) => !contractModule(module) && module !== 'mcp/catalog.ts' && module !== 'openapi/examples.ts',
     );
     assert.deepEqual(loaded, []);
+  });
+
+  it('a write goes through the context: only the unit of work and the events write audit entries and events', () => {
+    const writers = /\b(recordAudit|recordEvent|storeEvent|appendImportedAudit)\s*\(/g;
+    const violations = [...sources()].flatMap(([module, text]) =>
+      module === 'storage/unit-of-work.ts' || module.startsWith('events/')
+        ? []
+        : // Their definitions (storage/audit.ts) are not calls.
+          [...text.replace(/function\s+\w+\s*\(/g, '').matchAll(writers)].map((m) => `${module}: ${m[1]}`),
+    );
+    assert.deepEqual(violations, []);
+  });
+
+  it('no handler context hands out the pool or a transaction', () => {
+    // Checked by the compiler: each is `never` (no such member), or this assignment does not compile.
+    const none: [
+      RawDatabase<OperatorContext> | RawDatabase<OperatorStore> | RawDatabase<UnitOfWork>,
+      RawDatabase<RouteContext> | RawDatabase<RouteContext['services']>,
+    ] extends [never, never]
+      ? true
+      : false = true;
+    assert.equal(none, true);
   });
 
   it('the circle check catches a circle', () => {

@@ -12,7 +12,7 @@ import {
   type TprmClient,
   verifyAuditChain,
 } from '../sdk/src/index.js';
-import { AUDIT_CHAIN_CHUNK, type AuditChainReport } from '../src/resources/audit-logs/admin.js';
+import { AUDIT_CHAIN_CHUNK, type AuditChainReport } from '../src/resources/audit-logs/schema.js';
 import { type AuditEntry, recordAudit } from '../src/storage/audit.js';
 import { migrate } from '../src/storage/migrate.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';

@@ -80,9 +80,44 @@ describe('help and usage', () => {
     assert.equal(run.stderr, '');
   });
 
+  test('--version loads fewer than 25 modules of src/, and a command loads contracts but no handler', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tprm-modules-'));
+    /** The modules of dist/src/ that `tprm args…` loads, as a module hook of its process records them. */
+    const loadedBy = async (args: string[]) => {
+      const file = join(dir, `${randomUUID()}.txt`);
+      // Hooks run on their own thread in Node 20: each load is written down at once, whatever the exit.
+      const hooks = `import { appendFileSync } from 'node:fs';
+        export async function load(url, context, next) {
+          if (url.startsWith('file:')) appendFileSync(${JSON.stringify(file)}, url + '\\n');
+          return next(url, context);
+        }`;
+      const entry = `import { register } from 'node:module';
+        register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+      await ok(args, { nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(entry)}`] });
+      return (await readFile(file, 'utf8')).split('\n').filter((url) => url.includes('/dist/src/'));
+    };
+    const atStart = await loadedBy(['--version']);
+    assert.ok(
+      atStart.some((url) => url.endsWith('/dist/src/management/cli.js')),
+      'the hook sees the CLI',
+    );
+    assert.ok(atStart.length < 25, `${atStart.length} modules of src/ for --version:\n${atStart.join('\n')}`);
+    const command = await loadedBy(['workspaces', 'list', '--json']);
+    assert.ok(
+      command.some((url) => url.endsWith('/management/operations.js')),
+      'the command loads the contracts',
+    );
+    const handlers =
+      /\/resources\/[^/]+\/(admin|routes)\.js$|\/management\/(handlers|actions|app|import)\.js$/;
+    assert.deepEqual(
+      command.filter((url) => handlers.test(url) || url.includes('/dist/src/storage/')),
+      [],
+    );
+  });
+
   test('start-up loads none of the server machinery (fastify, ajv, pg, pdfkit, ioredis, pino)', async () => {
-    // The commands read the admin route table, which imports the handlers' modules: those must load their
-    // heavy dependencies when used, not when imported. Reports the CommonJS modules loaded by exit.
+    // The commands read the operations' contracts, never the handlers (below); the commands that run the
+    // service or open a database load it when they run. Reports the CommonJS modules loaded by exit.
     const probe = `import { createRequire } from 'node:module';
       process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(createRequire('/').cache))));`;
     const run = await ok(['--help'], {

@@ -6,7 +6,7 @@
 // is always in-process); the embedded-store run checks PGlite's answers and has no server to compare with.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { adminRoutes } from '../src/management/admin-routes.js';
+import { adminOperations } from '../src/management/admin-operations.js';
 import { DAY } from '../src/management/seed/format.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { publicOperations } from '../src/resources/operations.js';
@@ -167,11 +167,11 @@ async function answersOf(engine: 'pglite' | 'postgres'): Promise<Answers> {
       '/workspaces': [ws.id],
       '/webhook-endpoints': endpoints.map((e) => e.id),
     };
-    for (const [operationId, route] of Object.entries(adminRoutes)) {
+    for (const [operationId, route] of Object.entries(adminOperations)) {
       if (route.method !== 'GET') continue;
-      const parent = route.url.includes(':') ? route.url.slice(0, route.url.indexOf('/:')) : undefined;
+      const parent = route.path.includes(':') ? route.path.slice(0, route.path.indexOf('/:')) : undefined;
       for (const id of parent ? (adminIds[parent] ?? []) : [undefined]) {
-        const url = `/admin${id ? route.url.replace(':id', id) : route.url}`;
+        const url = `/admin${id ? route.path.replace(':id', id) : route.path}`;
         record(operationId, `GET ${url}`, await h.admin('GET', url));
       }
     }
@@ -251,7 +251,7 @@ describe('one JSON rendering on both engines', () => {
   test('every GET of both listeners was answered, on the same requests', () => {
     const everyGet = [
       ...publicOperations.filter((route) => route.method === 'GET').map((route) => route.id),
-      ...Object.entries(adminRoutes)
+      ...Object.entries(adminOperations)
         .filter(([, route]) => route.method === 'GET')
         .map(([operationId]) => operationId),
     ];

@@ -14,9 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import pg from 'pg';
-import * as ops from '../src/management/operations.js';
+import { createWorkspace } from '../src/management/actions.js';
 import { EMBEDDED_MIN_FREE_BYTES, openEmbedded, type Queryable } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';
+import { operatorStore } from '../src/storage/operator.js';
 import { ENGINE, Harness } from './support/harness.js';
 import {
   type PrivatePostgres,
@@ -632,7 +633,7 @@ describe('the embedded store', {
     mkdirSync(template);
     const db = await openEmbedded(join(template, 'pgdata'));
     await migrate(db);
-    await ops.createWorkspace({ db, allowInsecureWebhookUrls: false }, { name: 'Seed', plan: 'enterprise' });
+    await createWorkspace(operatorStore(db, null), { name: 'Seed', plan: 'enterprise' });
     await db.close();
   });
   after(async () => {

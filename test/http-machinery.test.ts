@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ERROR_STATUS } from '../src/contract/errors.js';
-import { adminRoutes } from '../src/management/admin-routes.js';
+import { adminOperations } from '../src/management/admin-operations.js';
 import { publicOperations } from '../src/resources/operations.js';
 import { Harness, type Response, type TestWorkspace } from './support/harness.js';
 import { parseResponses, type RawResponse, rawConnection, rawRequest } from './support/raw-http.js';
@@ -710,14 +710,14 @@ describe('a body sent to a route that takes none (decision P114)', () => {
   };
 
   test('every admin route without a body refuses one with 400 invalid_request after the token, whatever its bytes or framing', async () => {
-    const bodiless = Object.values(adminRoutes).filter((route) => !route.body);
+    const bodiless = Object.values(adminOperations).filter((route) => !route.body);
     assert.ok(
       bodiless.some((route) => route.method === 'POST') &&
         bodiless.some((route) => route.method === 'DELETE'),
       'POST actions and a DELETE among them',
     );
     for (const route of bodiless) {
-      const url = `/admin${withId(route.url)}`;
+      const url = `/admin${withId(route.path)}`;
       const bodies = [
         ...BODIES,
         // A GET's body is not read: an empty object is refused like any other.
@@ -725,7 +725,7 @@ describe('a body sent to a route that takes none (decision P114)', () => {
       ];
       for (const [type, payload] of bodies) {
         const res = await admin(route.method, url, type, payload);
-        const where = `${route.method} ${route.url} with ${type} ${payload}`;
+        const where = `${route.method} ${route.path} with ${type} ${payload}`;
         assert.equal(res.statusCode, 400, `${where}: ${res.body}`);
         assert.deepEqual(errorOf(res), { code: 'invalid_request', message: NO_BODY }, where);
       }

@@ -18,7 +18,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { isUuid } from '../src/http/validation.js';
-import { adminRoutes } from '../src/management/admin-routes.js';
+import { adminOperations } from '../src/management/admin-operations.js';
 import { importCollectionNames } from '../src/management/import.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { adminDocumentText } from '../src/openapi/admin-document.js';
@@ -340,9 +340,9 @@ describe('openapi.admin.json (the management listener)', () => {
         (method) => `${method.toUpperCase()} ${path} ${item[method].operationId}`,
       ),
     );
-    const declared = Object.entries(adminRoutes).map(
-      ([operationId, route]) =>
-        `${route.method} /admin${route.url.replace(/:(\w+)/g, '{$1}')} ${operationId}`,
+    const declared = Object.entries(adminOperations).map(
+      ([operationId, operation]) =>
+        `${operation.method} /admin${operation.path.replace(/:(\w+)/g, '{$1}')} ${operationId}`,
     );
     for (const operation of declared) assert.ok(documented.includes(operation), `${operation} is documented`);
     assert.equal(

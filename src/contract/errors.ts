@@ -58,6 +58,14 @@ export const validationFailed = (fields: Record<string, string>) =>
   new ApiError('validation_failed', 'One or more fields are invalid.', { fields });
 export const conflict = (message: string, details: Record<string, unknown>) =>
   new ApiError('conflict', message, details);
+/**
+ * 409 for an id that several workspaces hold, when the request names none of them: the operator's actions
+ * address a record by id alone, and an import may give records of two workspaces the same id.
+ */
+export const ambiguousId = (what: string) =>
+  conflict(`Several workspaces hold a ${what} with this id: name one with workspace_id.`, {
+    reason: 'ambiguous_id',
+  });
 export const internalError = () =>
   new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
 

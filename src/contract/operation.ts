@@ -5,7 +5,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { Static, TObject, TSchema } from 'typebox';
 import type { Scope } from '../schema/fields.js';
-import type { ApiError } from './errors.js';
+import { ApiError } from './errors.js';
 import type { ResponseHeader } from './headers.js';
 
 /** Who may call an operation, which also places it: `/v1` (API key), `/admin` (operator), outside both (none). */
@@ -54,12 +54,16 @@ export interface OperationLimit {
   description: string;
 }
 
+/** The 429 of a spent operation budget: what the listener sends and the document shows. */
+export const limitExceeded = (limit: OperationLimit) => new ApiError('rate_limit_exceeded', limit.message);
+
 export interface Operation<
   A extends Auth = Auth,
   U extends string = string,
   Q extends TObject | undefined = TObject | undefined,
   B extends TSchema | undefined = TSchema | undefined,
   V extends false | undefined = false | undefined,
+  R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
 > {
   /** The operationId: the document's, the admin client's method name, the MCP tool's name in snake case. */
   id: string;
@@ -83,17 +87,21 @@ export interface Operation<
   /** A budget of the operation's own per path id, counted once the request is valid (P107). */
   limit?: OperationLimit;
   /** By status: successes, and the errors the handler itself answers (the pipeline's own are derived). */
-  responses: Record<number, ResponseSpec>;
+  responses: R;
 }
 
-/** Declares an operation, keeping its literal path and auth so handlers and clients are typed from it. */
+/**
+ * Declares an operation, keeping its literal path, auth and responses so handlers and clients are typed from
+ * it (the admin client's results are the schemas of the success responses).
+ */
 export function operation<
   const A extends Auth,
   const U extends string,
   Q extends TObject | undefined = undefined,
   B extends TSchema | undefined = undefined,
   V extends false | undefined = undefined,
->(declaration: Operation<A, U, Q, B, V>): Operation<A, U, Q, B, V> {
+  R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
+>(declaration: Operation<A, U, Q, B, V, R>): Operation<A, U, Q, B, V, R> {
   return declaration;
 }
 

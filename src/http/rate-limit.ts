@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis as RedisClient } from 'ioredis';
 import type { Logger } from 'pino';
+import { WEBHOOK_TESTS_PER_MINUTE } from '../contract/limits.js';
 
 export interface Bucket {
   name: string;
@@ -93,7 +94,7 @@ export const ADMIN_FAILURE_BUCKETS: readonly Bucket[] = Object.freeze([
 /** Test events sent to one webhook endpoint (P107): a handful a minute to check a receiver, not a flood of
  * signed requests. */
 export const WEBHOOK_TEST_BUCKETS: readonly Bucket[] = Object.freeze([
-  { name: 'webhook-tests-minute', limit: 5, windowMs: MINUTE },
+  { name: 'webhook-tests-minute', limit: WEBHOOK_TESTS_PER_MINUTE, windowMs: MINUTE },
 ]);
 
 // Windows are aligned to the clock, so every instance agrees on them without coordination.

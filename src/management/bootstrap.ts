@@ -10,9 +10,9 @@ import type { ObjectStorage } from '../reports/storage.js';
 import { renderReport } from '../resources/reports/admin.js';
 import { SCOPES } from '../schema/fields.js';
 import type { Db } from '../storage/db.js';
-import { TenantDb } from '../storage/tenant.js';
+import { operatorStore } from '../storage/operator.js';
+import { createApiKey, createUser, createWorkspace } from './actions.js';
 import { importCollectionNames, importDocument } from './import.js';
-import { createApiKey, createUser, createWorkspace } from './operations.js';
 import { generateSeedDocument } from './seed/index.js';
 import { DEMO_ADMIN, DEMO_WORKSPACE } from './seed/setup.js';
 
@@ -31,11 +31,12 @@ export async function createDemoWorkspace(
   db: Db,
   options: { suppliers?: number } = {},
 ): Promise<DemoWorkspace> {
-  const op = { db, allowInsecureWebhookUrls: false };
-  const workspace = JSON.parse(await createWorkspace(op, { ...DEMO_WORKSPACE }));
-  const user = JSON.parse(await createUser(op, workspace.id, { ...DEMO_ADMIN }));
+  // The service's own work: no request.
+  const store = operatorStore(db, null);
+  const workspace = JSON.parse(await createWorkspace(store, { ...DEMO_WORKSPACE }));
+  const user = JSON.parse(await createUser(store, workspace.id, { ...DEMO_ADMIN }));
   const key = JSON.parse(
-    await createApiKey(op, workspace.id, {
+    await createApiKey(store, workspace.id, {
       name: 'Demo key (every scope)',
       scopes: [...SCOPES],
       created_by: user.id,
@@ -44,7 +45,7 @@ export async function createDemoWorkspace(
   const document = generateSeedDocument({ size: { suppliers: options.suppliers ?? 60 }, seed: 20_26 });
   const known = new Set(importCollectionNames());
   const supported = Object.fromEntries(Object.entries(document).filter(([name]) => known.has(name)));
-  const created = await importDocument(db, workspace.id, supported);
+  const created = await importDocument(store, workspace.id, supported);
   return { workspaceId: workspace.id, apiKey: key.secret, created };
 }
 
@@ -59,14 +60,15 @@ export async function renderPendingReports(
   workspaceId: string,
   signal: AbortSignal,
 ): Promise<number> {
-  const pending = await TenantDb.forOperator(db, workspaceId).query<{ id: string }>(
+  const store = operatorStore(db, null);
+  const pending = await (await store.read(workspaceId)).query<{ id: string }>(
     'select id from reports where workspace_id = $ws and pdf_object_key is null order by created_at desc, id desc',
   );
   let rendered = 0;
   for (const { id } of pending) {
     await yieldToRequests();
     if (signal.aborted) break;
-    await renderReport({ db, allowInsecureWebhookUrls: false }, objects, workspaceId, id);
+    await renderReport(store, objects, workspaceId, id);
     rendered++;
   }
   return rendered;

@@ -1,14 +1,20 @@
-// The typed admin client: one method per route of the admin route table, named by its operationId, taking
-// the route's path parameters and body and resolving to its response, typed from the same schemas the
-// listener validates with. The CLI and the tests call the management API through it; how a request travels
-// (fetch, or Fastify's inject in tests) is the transport's business.
+// The typed admin client: one method per operation of the management listener, named by its operationId,
+// taking the operation's path parameters, query and body and resolving to its success response, typed from
+// the same contracts the listener validates with (contracts only: no handler is loaded). The CLI and the
+// tests call the management API through it; how a request travels (fetch, or Fastify's inject in tests) is
+// the transport's business.
 import type { Static, TObject, TSchema } from 'typebox';
-import type { PathParams } from '../contract/operation.js';
-import type { AdminMethod, AdminRouteDef, AdminRouteTable } from './route.js';
+import {
+  type Auth,
+  type Method,
+  type Operation,
+  PATH_PREFIX,
+  type PathParams,
+} from '../contract/operation.js';
 
 /** What one call sends: path parameters by name, the query and the JSON body. */
 export interface AdminRequest {
-  method: AdminMethod;
+  method: Method;
   /** The path with its parameters filled in and percent-encoded, and its query, e.g. `/admin/workspaces/…/users`. */
   path: string;
   body?: unknown;
@@ -20,23 +26,34 @@ export type AdminTransport = (request: AdminRequest) => Promise<unknown>;
 type ParamsInput<U extends string> = keyof PathParams<U> extends never ? unknown : { params: PathParams<U> };
 type BodyInput<B> = B extends TSchema ? { body: Static<B> } : unknown;
 type QueryInput<Q> = Q extends TObject ? { query?: Static<Q> } : unknown;
-type Output<R> = R extends TSchema ? Static<R> : undefined;
+/** The body of a success: the schema of the operation's 2xx response (none for a 204). */
+type Output<D> = D extends { responses: infer R }
+  ? {
+      [S in keyof R]: S extends 200 | 201
+        ? R[S] extends { schema: infer T extends TSchema }
+          ? Static<T>
+          : undefined
+        : S extends 204
+          ? undefined
+          : never;
+    }[keyof R]
+  : never;
 
-/** The input and the result of one route, read off its declaration. */
+/** The input and the result of one operation, read off its contract. */
 export type AdminCall<D> =
-  D extends AdminRouteDef<infer U, infer B, infer _V, infer R, infer Q>
+  D extends Operation<Auth, infer U, infer Q, infer B, infer _V>
     ? keyof PathParams<U> extends never
       ? B extends TSchema
-        ? (input: BodyInput<B> & QueryInput<Q>) => Promise<Output<R>>
-        : (input?: QueryInput<Q>) => Promise<Output<R>>
-      : (input: ParamsInput<U> & BodyInput<B> & QueryInput<Q>) => Promise<Output<R>>
+        ? (input: BodyInput<B> & QueryInput<Q>) => Promise<Output<D>>
+        : (input?: QueryInput<Q>) => Promise<Output<D>>
+      : (input: ParamsInput<U> & BodyInput<B> & QueryInput<Q>) => Promise<Output<D>>
     : never;
 
-export type AdminClient<T extends AdminRouteTable> = { [K in keyof T]: AdminCall<T[K]> };
+export type AdminClient<T extends Record<string, Operation>> = { [K in keyof T]: AdminCall<T[K]> };
 
 /** `/workspaces/:id/users` with `{ id }` → `/admin/workspaces/<id>/users`, each value percent-encoded. */
 export function adminPath(url: string, params: Record<string, string> = {}): string {
-  return `/admin${url.replace(/:(\w+)/g, (_, name: string) => {
+  return `${PATH_PREFIX.operator}${url.replace(/:(\w+)/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new TypeError(`missing path parameter ${name} for ${url}`);
     return encodeURIComponent(value);
@@ -52,8 +69,8 @@ function queryString(query: Record<string, string | number | boolean | undefined
   return pairs.length === 0 ? '' : `?${new URLSearchParams(pairs)}`;
 }
 
-export function createAdminClient<T extends AdminRouteTable>(
-  routes: T,
+export function createAdminClient<T extends Record<string, Operation>>(
+  operations: T,
   transport: AdminTransport,
 ): AdminClient<T> {
   type Input = {
@@ -62,14 +79,14 @@ export function createAdminClient<T extends AdminRouteTable>(
     body?: unknown;
   };
   const client: Record<string, (input?: Input) => unknown> = {};
-  for (const [operationId, route] of Object.entries(routes)) {
+  for (const [operationId, operation] of Object.entries(operations)) {
     client[operationId] = (input = {}) =>
       transport({
-        method: route.method,
-        path: `${adminPath(route.url, input.params)}${queryString(input.query)}`,
+        method: operation.method,
+        path: `${adminPath(operation.path, input.params)}${queryString(input.query)}`,
         body: input.body,
       });
   }
-  // Each method was made from its own route's declaration above: the mapped type says the same per key.
+  // Each method was made from its own operation's contract above: the mapped type says the same per key.
   return client as AdminClient<T>;
 }

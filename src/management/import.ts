@@ -6,48 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { type TSchema, Type } from 'typebox';
 import { invalidRequest, validationFailed } from '../contract/errors.js';
 import { checker } from '../http/validation.js';
-import type { Resource } from '../schema/resource.js';
-import { recordAudit } from '../storage/audit.js';
-import type { Db, Queryable } from '../storage/db.js';
+import { importCollections as collections } from '../resources/imports.js';
+import type { ImportCollection } from '../storage/import-collection.js';
+import type { OperatorStore } from '../storage/operator.js';
+import type { TenantDb } from '../storage/tenant.js';
 
-export interface ImportCollection {
-  /** Collection name in the document. */
-  name: string;
-  resource: Resource;
-  /** Fields that hold the id of a record of another collection. */
-  refs?: Record<string, string>;
-  /** Field sets unique within the workspace (compared after `normalize`). */
-  unique?: string[][];
-  /** Values for stored columns a record may omit. */
-  defaults?: Record<string, unknown>;
-  /** Rules spanning several fields of one record (the record schema checks fields one by one). */
-  check?(record: Record<string, unknown>): Record<string, string> | null;
-  /** Adjusts a valid record before it is stored (e.g. lowercase a domain, set internal columns). */
-  normalize?(record: Record<string, unknown>): void;
-  /** Internal columns `normalize` may set, besides the resource's own. */
-  internalColumns?: string[];
-  /** Computed fields of related views (e.g. a supplier's assessment_count) that an import ignores. */
-  ignore?: string[];
-  /**
-   * Writes the records in place of the plain insert (the audit trail appends them to its chain, P102), after
-   * every other collection; called also when the document has none. Returns what the import's own audit entry
-   * records of the write; a record it refuses is reported through `fail`, and the import is then a 422.
-   */
-  write?(
-    tx: Queryable,
-    workspaceId: string,
-    rows: Record<string, unknown>[],
-    fail: (path: string, message: string) => void,
-  ): Promise<Record<string, unknown>>;
-}
-
-const collections: ImportCollection[] = [];
 const recordSchemas = new Map<string, (value: unknown) => Record<string, string> | null>();
-
-/** Collections are registered by their resource slices, in dependency order. */
-export function registerImportCollection(collection: ImportCollection): void {
-  collections.push(collection);
-}
 
 function recordSchema(collection: ImportCollection): TSchema {
   const properties: Record<string, TSchema> = {};
@@ -72,11 +36,11 @@ function validatorFor(collection: ImportCollection) {
 
 const MAX_REPORTED_ERRORS = 100;
 
+/** Imports `document` into the workspace in one unit of work, or refuses it whole (400, 422). */
 export async function importDocument(
-  db: Db,
+  store: OperatorStore,
   workspaceId: string,
   document: unknown,
-  options: { requestId?: string | null } = {},
 ): Promise<Record<string, number>> {
   if (!document || typeof document !== 'object' || Array.isArray(document)) {
     throw invalidRequest('The import document must be a JSON object of collections.');
@@ -134,15 +98,15 @@ export async function importDocument(
   }
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
 
-  return db.transaction(async (tx) => {
+  return store.write(workspaceId, async (unit) => {
+    const { tenant } = unit;
     // 2. Ids are new to the workspace, and references resolve inside it: the document or what is stored.
     for (const collection of collections) {
       const rows = prepared.get(collection.name);
       if (!rows) continue;
       const taken = await existingIds(
-        tx,
+        tenant,
         collection.resource.table,
-        workspaceId,
         rows.map((row) => row.id as string),
       );
       rows.forEach((row, index) => {
@@ -156,7 +120,7 @@ export async function importDocument(
             rows.map((row) => row[field]).filter((value): value is string => typeof value === 'string'),
           ),
         ].filter((id) => !idsInDocument.get(target)?.has(id));
-        const stored = await existingIds(tx, targetCollection.resource.table, workspaceId, wanted);
+        const stored = await existingIds(tenant, targetCollection.resource.table, wanted);
         rows.forEach((row, index) => {
           const value = row[field];
           if (typeof value === 'string' && !idsInDocument.get(target)?.has(value) && !stored.has(value)) {
@@ -180,14 +144,13 @@ export async function importDocument(
             );
           else seen.set(value, index);
         });
-        const clashes = await tx.query<{ v: string }>(
+        const clashes = await tenant.query<{ v: string }>(
           `select json_build_array(${fields.map((name) => `t.${name}`).join(', ')})::text as v
              from ${collection.resource.table} t
-             join json_populate_recordset(null::${collection.resource.table}, $2::json) r
+             join json_populate_recordset(null::${collection.resource.table}, $1::json) r
                on ${fields.map((name) => `t.${name} = r.${name}`).join(' and ')}
-            where t.workspace_id = $1 and t.id <> r.id`,
+            where t.workspace_id = $ws and t.id <> r.id`,
           [
-            workspaceId,
             JSON.stringify(
               rows.map((row) => Object.fromEntries([...fields, 'id'].map((name) => [name, row[name]]))),
             ),
@@ -211,42 +174,29 @@ export async function importDocument(
     const recorded: Record<string, unknown> = {};
     for (const collection of collections) {
       const rows = prepared.get(collection.name);
-      if (rows && !collection.write) await insertRows(tx, collection, workspaceId, rows);
+      if (rows && !collection.write) await insertRows(tenant, collection, rows);
       if (rows) created[collection.name] = rows.length;
     }
     for (const collection of collections) {
       if (collection.write)
-        Object.assign(
-          recorded,
-          await collection.write(tx, workspaceId, prepared.get(collection.name) ?? [], fail),
-        );
+        Object.assign(recorded, await collection.write(unit, prepared.get(collection.name) ?? [], fail));
     }
     // The transaction rolls back: nothing is written.
     if (Object.keys(errors).length > 0) throw validationFailed(errors);
-    await recordAudit(tx, {
-      workspaceId,
-      action: 'workspace.data_imported',
-      actorType: 'system',
-      actorId: null,
-      targetType: 'workspace',
-      targetId: workspaceId,
-      requestId: options.requestId ?? null,
-      metadata: { created, ...recorded },
-    });
+    await unit.audit(
+      'workspace.data_imported',
+      { type: 'workspace', id: workspaceId },
+      { created, ...recorded },
+    );
     return created;
   });
 }
 
-async function existingIds(
-  tx: Queryable,
-  table: string,
-  workspaceId: string,
-  ids: string[],
-): Promise<Set<string>> {
+async function existingIds(tenant: TenantDb, table: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await tx.query<{ id: string }>(
-    `select id from ${table} where workspace_id = $1 and id = any($2::uuid[])`,
-    [workspaceId, ids],
+  const rows = await tenant.query<{ id: string }>(
+    `select id from ${table} where workspace_id = $ws and id = any($1::uuid[])`,
+    [ids],
   );
   return new Set(rows.map((row) => row.id));
 }
@@ -254,20 +204,19 @@ async function existingIds(
 const CHUNK = 1000;
 
 /** Inserts records through json_populate_recordset: PostgreSQL converts every type (arrays, jsonb, instants). */
-export async function insertRows(
-  tx: Queryable,
+async function insertRows(
+  tenant: TenantDb,
   collection: ImportCollection,
-  workspaceId: string,
   rows: Record<string, unknown>[],
 ): Promise<void> {
   const columns = [...collection.resource.columns, ...(collection.internalColumns ?? [])];
   const list = columns.join(', ');
   for (let start = 0; start < rows.length; start += CHUNK) {
     const chunk = rows.slice(start, start + CHUNK);
-    await tx.query(
+    await tenant.query(
       `insert into ${collection.resource.table} (workspace_id, ${list})
-       select $1, ${list} from json_populate_recordset(null::${collection.resource.table}, $2::json)`,
-      [workspaceId, JSON.stringify(chunk)],
+       select $ws, ${list} from json_populate_recordset(null::${collection.resource.table}, $1::json)`,
+      [JSON.stringify(chunk)],
     );
   }
 }

@@ -1,5 +1,5 @@
 // Resources of the management interface (management-api.md, "Endpoints").
-import { type TSchema, Type } from 'typebox';
+import { Type } from 'typebox';
 import { DateTime, Nullable, Plans, SCOPES, StringEnum, Uuid } from '../schema/fields.js';
 import { defineResource, field } from '../schema/resource.js';
 
@@ -43,6 +43,9 @@ export const ApiKey = defineResource({
   },
 });
 
+/** The quota of a workspace created without one. */
+export const DEFAULT_ASSESSMENT_QUOTA = 100;
+
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Quota = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
@@ -84,7 +87,11 @@ export const ImportResult = Type.Object(
   { additionalProperties: false, title: 'ImportResult' },
 );
 
-/** An admin listing: every record at once, under `data` (no paging: the operator's lists are short). */
-export function listOf<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item) }, { additionalProperties: false });
-}
+/** The body of an import: collection names to arrays of records (the handler judges each record). */
+export const ImportDocument = Type.Record(
+  Type.String(),
+  Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  {
+    title: 'ImportDocument',
+  },
+);

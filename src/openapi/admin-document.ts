@@ -1,26 +1,25 @@
-// The management listener's OpenAPI 3.1 document, generated from the admin route table like the public one
-// from its routes: committed as openapi.admin.json (drift-checked) and served at GET /openapi.json on the
-// admin listener.
-import { STATUS_CODES } from 'node:http';
+// The management listener's OpenAPI 3.1 document, generated from the contracts of its operations (no
+// handler): committed as openapi.admin.json (drift-checked) and served at GET /openapi.json on the admin
+// listener. The listener's own answers (400, 401, 429, 500, a path id's 404, a body's 422) are derived here
+// from what the listener checks; the others are those each contract declares.
 import type { TSchema } from 'typebox';
-import {
-  type ApiError,
-  ErrorSchema,
-  internalError,
-  invalidRequest,
-  notFound,
-  validationFailed,
-} from '../contract/errors.js';
+import { type ApiError, ErrorSchema, internalError, notFound } from '../contract/errors.js';
 import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
-import { openApiPath } from '../contract/operation.js';
+import {
+  limitExceeded,
+  type Operation,
+  openApiPath,
+  PATH_PREFIX,
+  pathParameters,
+  type ResponseSpec,
+} from '../contract/operation.js';
+import { INVALID_FIELD, NO_RECORD } from '../contract/operator.js';
 import { assertNoBody } from '../http/request-headers.js';
 import { rateLimitExceeded, thrownBy } from '../http/route.js';
 import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
-import { adminRoutes } from '../management/admin-routes.js';
+import { adminOperations } from '../management/admin-operations.js';
 import { invalidAdminToken } from '../management/auth.js';
-import { ambiguousId } from '../management/locate.js';
 import { Liveness, Readiness } from '../management/probes.js';
-import { type AdminRouteDef, type AdminRouteTable, routeLimitExceeded } from '../management/route.js';
 import { StringEnum, Uuid } from '../schema/fields.js';
 import { adminRouteSamples, adminSample } from './code-samples.js';
 import {
@@ -65,22 +64,30 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   [REFERENCE]: 'This document and the page that renders it. No token.',
 };
 
-const pathIds = (url: string) => [...url.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
+/** The success status of an operation (its one 2xx response) and that response. */
+function success(operation: Operation): [number, ResponseSpec] {
+  const found = Object.entries(operation.responses).find(([status]) => Number(status) < 300);
+  if (!found) throw new Error(`${operation.id} declares no success response`);
+  return [Number(found[0]), found[1]];
+}
 
-/** The error responses of an admin route: the listener's own checks, then those its handler declares. */
-function adminErrors(route: AdminRouteDef): Record<number, { description: string; examples: ApiError[] }> {
+/** The error responses of an operation: the listener's own checks, then those its handler declares. */
+function adminErrors(operation: Operation): Record<number, { description: string; examples: ApiError[] }> {
+  const declared = operation.responses;
   const errors: Record<number, { description: string; examples: ApiError[] }> = {
     400: {
       description: `Malformed request: ${
-        route.query
+        operation.query
           ? 'an unknown or invalid query parameter (named in `details.parameter`)'
-          : route.body
+          : operation.body
             ? 'a query parameter (none is taken)'
             : 'a query parameter or a request body (this operation takes neither)'
-      }${route.body ? ', a body that is not JSON' : ''}, or a header sent twice.`,
+      }${operation.body ? ', a body that is not JSON' : ''}, or a header sent twice.`,
       examples: [
-        thrownBy(() => validateQuery(route.query ?? NO_PARAMETERS, { unknown: '1' })),
-        ...(route.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
+        thrownBy(() => validateQuery(operation.query ?? NO_PARAMETERS, { unknown: '1' })),
+        ...(operation.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
+        // The handler's own 400s are malformed requests too: the description above covers them.
+        ...(declared[400]?.errors ?? []),
       ],
     },
     401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
@@ -92,42 +99,38 @@ function adminErrors(route: AdminRouteDef): Record<number, { description: string
     },
     500: { description: 'Failure on the service side: retry later.', examples: [internalError()] },
   };
-  if (route.limit)
+  if (operation.limit)
     errors[429] = {
-      description: `${route.limit.description} ${errors[429]?.description}`,
-      examples: [routeLimitExceeded(route.limit), ...(errors[429]?.examples ?? [])],
+      description: `${operation.limit.description} ${errors[429]?.description}`,
+      examples: [limitExceeded(operation.limit), ...(errors[429]?.examples ?? [])],
     };
-  const declared = new Set(route.errors ?? []);
-  if (declared.has(400) && route.validateBody === false)
-    errors[400]?.examples.push(invalidRequest('The request body must be a JSON object.'));
-  if (declared.has(404) || pathIds(route.url).length > 0)
-    errors[404] = {
-      description: 'No such record (or a path id that is not a uuid).',
-      examples: [notFound()],
-    };
-  if (declared.has(409))
-    errors[409] = {
-      description: 'The record is in a state that refuses this action, or its id is ambiguous.',
-      examples: [ambiguousId('record')],
-    };
-  const { body } = route;
-  if (body && (route.validateBody !== false || declared.has(422)))
+  const answer = ({ description, errors: examples = [] }: ResponseSpec) => ({
+    description,
+    examples: [...examples],
+  });
+  // A path id that is not a uuid is a 404 of the listener's, whatever the handler declares.
+  const notFoundSpec = declared[404] ?? (pathParameters(operation.path).length > 0 ? NO_RECORD : undefined);
+  if (notFoundSpec) errors[404] = answer(notFoundSpec);
+  if (declared[409]) errors[409] = answer(declared[409]);
+  const { body } = operation;
+  const invalid = declared[422] ?? (body && operation.validateBody !== false ? INVALID_FIELD : undefined);
+  if (body && invalid)
     errors[422] = {
-      description: 'A field of the body is invalid: `details.fields` maps each bad field to a message.',
-      examples: [
-        route.validateBody === false
-          ? validationFailed({ 'collection[index].field': 'what is wrong with it' })
-          : // An empty body names the required fields; a body whose fields are all optional, an unknown one.
+      description: invalid.description,
+      examples: invalid.errors
+        ? [...invalid.errors]
+        : // An empty body names the required fields; a body whose fields are all optional, an unknown one.
+          [
             thrownBy(() => {
               validateBody(body, {});
               validateBody(body, { unknown_field: true });
             }),
-      ],
+          ],
     };
   return errors;
 }
 
-export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<string, unknown> {
+export function buildAdminOpenApiDocument(operations: Record<string, Operation>): Record<string, unknown> {
   const schemas = new SchemaRegistry();
   const errorRef = schemas.ref(ErrorSchema);
   const refs = (names: readonly ResponseHeader[]) =>
@@ -138,53 +141,52 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
   });
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
-  for (const [operationId, route] of Object.entries(routes)) {
-    tags.add(route.tag);
+  for (const operation of Object.values(operations)) {
+    tags.add(operation.tag);
+    const [status, { description, schema: response }] = success(operation);
     // The answer shows the demo record of its resource; a request body, the fields of the record it writes
     // (the one the operation answers with).
-    const answered = route.response ? plain(route.response) : undefined;
+    const answered = response ? plain(response) : undefined;
     const record = typeof answered?.title === 'string' ? seedSample(answered.title) : undefined;
-    const bodyExample = route.body
-      ? exampleOf(plain(route.body), { minimal: true, sample: seedSample, record })
+    const bodyExample = operation.body
+      ? exampleOf(plain(operation.body), { minimal: true, sample: seedSample, record })
       : undefined;
     const responses: Record<string, unknown> = {
-      [route.status]: {
-        description: STATUS_CODES[route.status] ?? 'Success',
+      [status]: {
+        description,
         headers,
-        ...(route.response
-          ? { content: content(route.response, exampleOf(plain(route.response), RESPONSE_EXAMPLES)) }
-          : {}),
+        ...(response ? { content: content(response, exampleOf(plain(response), RESPONSE_EXAMPLES)) } : {}),
       },
     };
-    for (const [status, { description, examples }] of Object.entries(adminErrors(route)))
+    for (const [status, { description, examples }] of Object.entries(adminErrors(operation)))
       responses[status] = {
         description,
         headers: status === '429' ? refs([...STAMPED_HEADERS, 'Retry-After']) : headers,
         content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(examples) } },
       };
-    const path = `/admin${openApiPath(route.url)}`;
+    const path = `${PATH_PREFIX.operator}${openApiPath(operation.path)}`;
     paths[path] ??= {};
-    (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = {
-      operationId,
-      tags: [route.tag],
-      summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+    (paths[path] as Record<string, unknown>)[operation.method.toLowerCase()] = {
+      operationId: operation.id,
+      tags: [operation.tag],
+      summary: operation.summary,
+      ...(operation.description ? { description: operation.description } : {}),
       parameters: [
-        ...pathIds(route.url).map((name) => parameter(name, 'path', Uuid, true)),
-        ...Object.entries(route.query?.properties ?? {}).map(([name, schema]) =>
-          parameter(name, 'query', schema, route.query?.required?.includes(name) ?? false),
+        ...pathParameters(operation.path).map((name) => parameter(name, 'path', Uuid, true)),
+        ...Object.entries(operation.query?.properties ?? {}).map(([name, schema]) =>
+          parameter(name, 'query', schema, operation.query?.required?.includes(name) ?? false),
         ),
       ],
-      ...(route.body
+      ...(operation.body
         ? {
             requestBody: {
-              required: route.validateBody !== false,
-              content: content(route.body, bodyExample),
+              required: operation.validateBody !== false,
+              content: content(operation.body, bodyExample),
             },
           }
         : {}),
       responses,
-      'x-codeSamples': adminRouteSamples(route, pathSampleId(route.url), bodyExample),
+      'x-codeSamples': adminRouteSamples(operation, pathSampleId(operation.path), bodyExample),
     };
   }
   // The listener's routes for machines, its own description and the page rendering it: no token.
@@ -195,7 +197,7 @@ export function buildAdminOpenApiDocument(routes: AdminRouteTable): Record<strin
     summary: string,
     responses: Record<string, unknown>,
   ) => {
-    const parameters = pathIds(path.replace(/\{(\w+)\}/g, ':$1')).map((name) =>
+    const parameters = pathParameters(path.replace(/\{(\w+)\}/g, ':$1')).map((name) =>
       parameter(name, 'path', StringEnum(REFERENCE_FILES), true),
     );
     const url = path.replace('{file}', REFERENCE_FILES[0] as string);
@@ -303,6 +305,6 @@ let text: string | undefined;
 
 /** The document as committed in openapi.admin.json and served by the admin listener (built once). */
 export function adminDocumentText(): string {
-  text ??= `${JSON.stringify(buildAdminOpenApiDocument(adminRoutes), null, 2)}\n`;
+  text ??= `${JSON.stringify(buildAdminOpenApiDocument(adminOperations), null, 2)}\n`;
   return text;
 }

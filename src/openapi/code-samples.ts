@@ -5,7 +5,6 @@
 // exist.
 import { createClient } from '../../sdk/src/client.js';
 import { type ApiKeyAuth, type Operation, PATH_PREFIX, pathParameters } from '../contract/operation.js';
-import type { AdminRouteDef } from '../management/route.js';
 import type { Json } from './examples.js';
 
 export interface CodeSample {
@@ -152,10 +151,10 @@ export function adminSample(
 
 /** The sample of an operation of the management API, its path ids those of the demo records. */
 export function adminRouteSamples(
-  route: Pick<AdminRouteDef, 'method' | 'url'>,
+  operation: Pick<Operation, 'method' | 'path'>,
   id: (param: string) => string,
   body: Json | undefined,
 ): CodeSample[] {
-  const path = `/admin${route.url.replace(/:(\w+)/g, (_, param: string) => id(param))}`;
-  return [adminSample(route.method, path, body, { token: true })];
+  const path = `${PATH_PREFIX.operator}${operation.path.replace(/:(\w+)/g, (_, param: string) => id(param))}`;
+  return [adminSample(operation.method, path, body, { token: true })];
 }

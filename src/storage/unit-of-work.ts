@@ -4,8 +4,15 @@
 // same actor: the change, its entry and its events commit together or not at all. Only this module and
 // src/events/ call recordAudit and recordEvent (test/architecture.test.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { type EventRecorder, recordEvent } from '../events/outbox.js';
-import { type ActorType, type AuditAction, recordAudit } from './audit.js';
+import { type EventRecorder, type EventType, recordEvent, storeEvent } from '../events/outbox.js';
+import {
+  type ActorType,
+  type AuditAction,
+  appendImportedAudit,
+  type ImportedAuditChain,
+  type RefusedAuditEntries,
+  recordAudit,
+} from './audit.js';
 import type { Queryable } from './db.js';
 import { TenantDb } from './tenant.js';
 
@@ -33,6 +40,10 @@ export interface UnitOfWork {
     target: { type: string; id: string },
     metadata?: Record<string, unknown>,
   ): Promise<void>;
+  /** Stores a test event (P81) for the one delivery the caller schedules: never fanned out. */
+  testEvent(type: EventType, data: Record<string, unknown>): Promise<{ id: string }>;
+  /** Appends an import's audit entries to the workspace's chain, or refuses them all (P102). */
+  importAudit(entries: Record<string, unknown>[]): Promise<ImportedAuditChain | RefusedAuditEntries>;
 }
 
 /** A unit of work on `workspaceId` in the transaction `tx`; `requestId` is recorded in each audit entry. */
@@ -58,5 +69,7 @@ export function unitOfWork(
         requestId,
         metadata: actor.apiKeyId === undefined ? metadata : { ...metadata, api_key_id: actor.apiKeyId },
       }),
+    testEvent: (type, data) => storeEvent(tx, workspaceId, type, data, { test: true }),
+    importAudit: (entries) => appendImportedAudit(tx, workspaceId, entries),
   };
 }

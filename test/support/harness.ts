@@ -14,8 +14,7 @@ import type { BucketSet } from '../../src/contract/operation.js';
 import type { Dispatcher } from '../../src/events/dispatcher.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { type Bucket, createMemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.js';
-import '../../src/resources/imports.js';
-import { type AdminRoutes, adminRoutes } from '../../src/management/admin-routes.js';
+import { type AdminOperations, adminOperations } from '../../src/management/admin-operations.js';
 import { type AdminClient, createAdminClient } from '../../src/management/client.js';
 import { type Plan, SCOPES, type Scope } from '../../src/schema/fields.js';
 import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
@@ -262,15 +261,15 @@ export class Harness {
    * The typed admin client over this harness's admin listener: a call resolves to the typed response of a
    * success and throws on any other status (tests of error answers use `admin()`).
    */
-  get adminClient(): AdminClient<AdminRoutes> {
-    this.#adminClient ??= createAdminClient(adminRoutes, async ({ method, path, body }) => {
+  get adminClient(): AdminClient<AdminOperations> {
+    this.#adminClient ??= createAdminClient(adminOperations, async ({ method, path, body }) => {
       const response = await this.admin(method, path, body);
       if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${response.body}`);
       return response.json;
     });
     return this.#adminClient;
   }
-  #adminClient: AdminClient<AdminRoutes> | undefined;
+  #adminClient: AdminClient<AdminOperations> | undefined;
 
   /** A new workspace with one user and one key (every scope unless told otherwise). */
   async workspace(

@@ -1,18 +1,18 @@
-// The typed admin client (src/management/client.ts): one method per admin route, paths built from the route
-// table with every parameter percent-encoded, so a value cannot leave its path segment.
+// The typed admin client (src/management/client.ts): one method per admin operation, paths built from the
+// contracts with every parameter percent-encoded, so a value cannot leave its path segment.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { adminRoutes } from '../../src/management/admin-routes.js';
+import { adminOperations } from '../../src/management/admin-operations.js';
 import { type AdminRequest, adminPath, createAdminClient } from '../../src/management/client.js';
 
 describe('admin client', () => {
-  test('has a method per admin route, sending its method, path and body', async () => {
+  test('has a method per admin operation, sending its method, path and body', async () => {
     const sent: AdminRequest[] = [];
-    const client = createAdminClient(adminRoutes, async (request) => {
+    const client = createAdminClient(adminOperations, async (request) => {
       sent.push(request);
       return { ok: true };
     });
-    assert.deepEqual(Object.keys(client).sort(), Object.keys(adminRoutes).sort());
+    assert.deepEqual(Object.keys(client).sort(), Object.keys(adminOperations).sort());
     await client.createUser({ params: { id: 'w1' }, body: { name: 'Ada', email: 'ada@example.test' } });
     await client.listWorkspaces();
     assert.deepEqual(sent, [

@@ -1,8 +1,9 @@
 // The boundary between commander and a command's body: the admin client and output mode from the global
 // options, the arguments and the options with the types the command declares.
 import type { Command } from 'commander';
+import type { Globals } from './options.js';
 import type { Output } from './output.js';
-import { type Admin, connect, type Globals } from './transport.js';
+import type { Admin } from './transport.js';
 
 /** What a command works with: the management API and the output mode. */
 export interface Io extends Output {
@@ -20,6 +21,9 @@ export const act =
   async (...params: unknown[]): Promise<void> => {
     const cmd = params[params.length - 1] as Command;
     const globals = cmd.optsWithGlobals() as Globals;
+    // The admin client and the contracts it is made from are loaded by the commands that run, not by every
+    // start of the CLI (--version, --help).
+    const { connect } = await import('./transport.js');
     await handler(
       { admin: connect(globals), json: Boolean(globals.json) },
       cmd.processedArgs as A,

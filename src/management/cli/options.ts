@@ -2,6 +2,15 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { Plans } from '../../schema/fields.js';
 
+export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
+
+/** The program-wide options. */
+export interface Globals {
+  adminUrl?: string;
+  adminToken?: string;
+  json?: boolean;
+}
+
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {
     const value = Number(raw);

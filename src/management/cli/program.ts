@@ -10,8 +10,7 @@ import { serveCommand } from './commands/serve.js';
 import { storeCommands } from './commands/store.js';
 import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspaces.js';
-import { examples } from './options.js';
-import { DEFAULT_ADMIN_URL } from './transport.js';
+import { DEFAULT_ADMIN_URL, examples } from './options.js';
 
 export function buildProgram(): Command {
   const program = new Command('tprm')

@@ -1,22 +1,16 @@
 // The one place that talks to the management API: the typed admin client over fetch. An error answer
 // becomes an ApiCallError with the API's code, message, details and request id; an unreachable server, a
 // bad URL or a missing token a CliError saying what to set.
-import { adminRoutes } from '../admin-routes.js';
+// Loaded by a command when it runs (command.ts): the contracts are not loaded for --help or --version.
+import { type AdminOperations, adminOperations } from '../admin-operations.js';
 import { type AdminClient, type AdminRequest, type AdminTransport, createAdminClient } from '../client.js';
 import { ApiCallError, CliError } from './errors.js';
+import { DEFAULT_ADMIN_URL, type Globals } from './options.js';
 
-export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';
+export type Admin = AdminClient<AdminOperations>;
 
-/** The program-wide options. */
-export interface Globals {
-  adminUrl?: string;
-  adminToken?: string;
-  json?: boolean;
-}
-
-export type Admin = AdminClient<typeof adminRoutes>;
-
-export const connect = (globals: Globals): Admin => createAdminClient(adminRoutes, httpTransport(globals));
+export const connect = (globals: Globals): Admin =>
+  createAdminClient(adminOperations, httpTransport(globals));
 
 type Json = Record<string, unknown>;
 

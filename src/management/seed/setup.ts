@@ -8,7 +8,7 @@ import { generateSigningSecret } from '../../../sdk/src/signing.js';
 import type { DeliveryStatus } from '../../schema/fields.js';
 import { SCOPES, type Scope, type WebhookEvent } from '../../schema/fields.js';
 import { generateApiKey } from '../../security/secrets.js';
-import { DEFAULT_ASSESSMENT_QUOTA } from '../operations.js';
+import { DEFAULT_ASSESSMENT_QUOTA } from '../schemas.js';
 import { ascii, DAY, iso } from './format.js';
 import { recordId, type SeedContext, type SeedRecord, WORKSPACE_USERS } from './unit.js';
 import { FIRST_NAMES, LAST_NAMES } from './vocabulary.js';

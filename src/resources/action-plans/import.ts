@@ -2,7 +2,7 @@
 // action_plans (supplier_id → suppliers, assessment_id → assessments; `item_count` is computed and
 // ignored, decision 42), then action_plan_items (action_plan_id → action_plans).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { registerImportCollection } from '../../management/import.js';
+import type { ImportCollection } from '../../storage/import-collection.js';
 import { ActionPlan, ActionPlanItem } from './schema.js';
 
 const INSTANT = /^(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(?:\.(\d+))?([Zz]|[+-]\d\d(?::?\d\d)?)$/;
@@ -41,14 +41,14 @@ function canonicalHistory(history: unknown): HistoryRecord[] {
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-export function registerActionPlansImports(): void {
-  registerImportCollection({
+export const actionPlansImports: readonly ImportCollection[] = [
+  {
     name: 'action_plans',
     resource: ActionPlan,
     refs: { supplier_id: 'suppliers', assessment_id: 'assessments' },
     defaults: { status: 'open' },
-  });
-  registerImportCollection({
+  },
+  {
     name: 'action_plan_items',
     resource: ActionPlanItem,
     refs: { action_plan_id: 'action_plans' },
@@ -56,5 +56,5 @@ export function registerActionPlansImports(): void {
     normalize(record) {
       record.history = canonicalHistory(record.history);
     },
-  });
-}
+  },
+];

@@ -1,10 +1,10 @@
 // Import collections of this area (management-api.md "Import document"): alerts (supplier_id → suppliers)
 // and insights.
-import { registerImportCollection } from '../../management/import.js';
+import type { ImportCollection } from '../../storage/import-collection.js';
 import { Alert, alertScopeProblem, Insight } from './schema.js';
 
-export function registerAlertsImports(): void {
-  registerImportCollection({
+export const alertsImports: readonly ImportCollection[] = [
+  {
     name: 'alerts',
     resource: Alert,
     refs: { supplier_id: 'suppliers' },
@@ -13,6 +13,6 @@ export function registerAlertsImports(): void {
       const problem = alertScopeProblem(record.scope, record.supplier_id);
       return problem ? { supplier_id: problem } : null;
     },
-  });
-  registerImportCollection({ name: 'insights', resource: Insight });
-}
+  },
+  { name: 'insights', resource: Insight },
+];

@@ -1,9 +1,9 @@
 // Import collections of this area (management-api.md "Import document"), parents first.
-import { registerImportCollection } from '../../management/import.js';
+import type { ImportCollection } from '../../storage/import-collection.js';
 import { Asset, providerProblem } from './schema.js';
 
-export function registerAssetsImports(): void {
-  registerImportCollection({
+export const assetsImports: readonly ImportCollection[] = [
+  {
     name: 'assets',
     resource: Asset,
     // (source, cloud_provider, external_id), a manual asset's null provider taking part like a value. The
@@ -20,5 +20,5 @@ export function registerAssetsImports(): void {
     normalize(record) {
       record.match_key = `${record.source}|${record.cloud_provider ?? ''}|${record.external_id}`;
     },
-  });
-}
+  },
+];

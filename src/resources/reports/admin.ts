@@ -1,4 +1,4 @@
-// POST /admin/reports/{id}/render (management-api.md): renders the report's PDF, stores it and emits
+// POST /admin/reports/{id}/render (management-api.md, contract in lifecycle.ts): renders the report's PDF, stores it and emits
 // `report.ready` (risk-data-api.md "Events"; decision 25 for the payload).
 //
 // PGlite has one session and a transaction holds it: the slow part (reading, rendering, writing the file)
@@ -6,20 +6,15 @@
 // the audit entry together. A render that dies halfway leaves at most an orphan file, never a report marked
 // ready without its PDF.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { Type } from 'typebox';
 import { invalidRequest, notFound } from '../../contract/errors.js';
-import { recordEvent } from '../../events/outbox.js';
+import type { OperatorHandlers } from '../../http/operator.js';
 import { isUuid } from '../../http/validation.js';
-import { locateWorkspace } from '../../management/locate.js';
-import type { Operator } from '../../management/operations.js';
-import { adminRoute } from '../../management/route.js';
 import { type ReportPdfInput, renderReportPdf } from '../../reports/pdf.js';
 import type { ObjectStorage } from '../../reports/storage.js';
-import { Uuid } from '../../schema/fields.js';
-import { recordAudit } from '../../storage/audit.js';
-import { TenantDb } from '../../storage/tenant.js';
+import type { OperatorStore } from '../../storage/operator.js';
+import type { TenantDb } from '../../storage/tenant.js';
+import type { reportsLifecycle } from './lifecycle.js';
 import { readReport } from './routes.js';
-import { Report } from './schema.js';
 
 /** Object key of a report's PDF. Private to the server: signed URLs carry it encrypted. */
 export const reportPdfKey = (workspaceId: string, reportId: string) =>
@@ -71,18 +66,17 @@ async function pdfInput(tenant: TenantDb, reportId: string): Promise<ReportPdfIn
  * a report not in the workspace is a 404.
  */
 export async function renderReport(
-  op: Operator,
+  store: OperatorStore,
   objects: ObjectStorage,
   workspaceId: string,
   id: string,
 ): Promise<string | undefined> {
-  const input = await pdfInput(TenantDb.forOperator(op.db, workspaceId), id);
+  const input = await pdfInput(await store.read(workspaceId), id);
   if (!input) throw notFound('report');
   const key = reportPdfKey(workspaceId, id);
   await objects.put(key, await renderReportPdf(input), 'application/pdf');
 
-  return op.db.transaction(async (tx) => {
-    const tenant = TenantDb.forOperator(tx, workspaceId);
+  return store.write(workspaceId, async ({ tenant, events, audit }) => {
     const [report] = await tenant.query<{ supplier_id: string; assessment_id: string | null }>(
       `update reports set pdf_object_key = $2, pdf_rendered_at = now(), updated_at = now()
       where workspace_id = $ws and id = $1 returning supplier_id, assessment_id`,
@@ -90,44 +84,24 @@ export async function renderReport(
     );
     if (!report) throw notFound('report');
     // Every render makes a (new) PDF available, so every render announces it.
-    await recordEvent(tx, workspaceId, 'report.ready', {
+    await events('report.ready', {
       report_id: id,
       supplier_id: report.supplier_id,
       assessment_id: report.assessment_id,
     });
-    await recordAudit(tx, {
-      workspaceId,
-      action: 'report.rendered',
-      actorType: 'system',
-      actorId: null,
-      targetType: 'report',
-      targetId: id,
-      requestId: op.requestId ?? null,
-    });
+    await audit('report.rendered', { type: 'report', id });
     return (await readReport(tenant, id)) ?? undefined;
   });
 }
 
-export const reportsAdmin = {
-  renderReport: adminRoute({
-    method: 'POST',
-    url: '/reports/:id/render',
-    tag: 'Lifecycle',
-    summary: "Render a report's PDF (emits report.ready)",
-    description:
-      'No body, or `{"workspace_id": …}` when imported records of several workspaces share the id.',
-    status: 200,
-    body: Type.Object(
-      { workspace_id: Type.Optional(Uuid) },
-      { additionalProperties: false, title: 'ReportRender' },
-    ),
-    validateBody: false,
-    response: Report.schema,
-    errors: [400, 404, 409],
-    handler: async ({ op, services }, { params, body }) => {
-      const { id } = params;
-      const workspaceId = await locateWorkspace(op.db, 'reports', id, 'report', namedWorkspace(body));
-      return renderReport(op, services.objects, workspaceId, id);
-    },
-  }),
+export const reportsAdmin: OperatorHandlers<typeof reportsLifecycle> = {
+  renderReport: async (ctx, { params: { id }, body }) => {
+    const workspaceId = await ctx.locate({
+      table: 'reports',
+      id,
+      what: 'report',
+      workspaceId: namedWorkspace(body),
+    });
+    return renderReport(ctx, ctx.objects, workspaceId, id);
+  },
 };

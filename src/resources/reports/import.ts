@@ -1,10 +1,10 @@
 // Import collections of this area (management-api.md "Import document"), parents first.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { registerImportCollection } from '../../management/import.js';
+import type { ImportCollection } from '../../storage/import-collection.js';
 import { Report } from './schema.js';
 
-export function registerReportsImports(): void {
-  registerImportCollection({
+export const reportsImports: readonly ImportCollection[] = [
+  {
     name: 'reports',
     resource: Report,
     refs: { supplier_id: 'suppliers', assessment_id: 'assessments' },
@@ -13,5 +13,5 @@ export function registerReportsImports(): void {
     normalize(record) {
       record.generated_at ??= record.created_at;
     },
-  });
-}
+  },
+];

@@ -4,10 +4,9 @@ import type { Command } from 'commander';
 import type { ImportDocument } from '../../seed/index.js';
 import { act, type Io } from '../command.js';
 import { CliError } from '../errors.js';
-import { runMigrations } from '../migrate.js';
 import { examples, integer } from '../options.js';
 import { print, table } from '../output.js';
-import { type SeedOptions, seed } from '../seed.js';
+import type { SeedOptions } from '../seed.js';
 
 export function dataCommands(program: Command): void {
   importCommand(program);
@@ -22,7 +21,8 @@ Uses DATABASE_URL when set, else the embedded store in DATA_DIR (default ./data)
 can only be opened by one process: stop the server first. The server also migrates when it starts.
 ${examples(['tprm migrate', 'DATABASE_URL=postgres://tprm@db:5432/tprm tprm migrate --json'])}`,
     )
-    .action(act((io) => runMigrations(io)));
+    // The database drivers and the seed generator are loaded by the commands that use them.
+    .action(act(async (io) => (await import('../migrate.js')).runMigrations(io)));
 }
 
 function importCommand(program: Command): void {
@@ -95,5 +95,9 @@ server does not accept (yet) are skipped, with a note. Progress goes to stderr: 
 a line every 2 s otherwise. With --json, stdout gets a summary with the created counts.
 ${examples(['tprm seed 4f6c… --suppliers 60', 'tprm seed 4f6c… --suppliers 5000 --seed 7 --batch-size 2000 --json'])}`,
     )
-    .action(act<[workspaceId: string], SeedOptions>((io, [id], opts) => seed(io, id, opts)));
+    .action(
+      act<[workspaceId: string], SeedOptions>(async (io, [id], opts) =>
+        (await import('../seed.js')).seed(io, id, opts),
+      ),
+    );
 }

@@ -4,8 +4,6 @@
 // instrumentations must see the service's modules load.
 import { type Command, Option } from 'commander';
 import { settingVariables } from '../../../config.js';
-// Only the environment check and the starter: the SDK itself is imported by startTracing when it is called.
-import { startTracing, TracingConfigError, tracingRequested } from '../../../telemetry/tracing.js';
 import { packageVersion } from '../../../version.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
@@ -54,6 +52,10 @@ ${examples([
     )
     .action(async (opts: { role?: string }) => {
       if (opts.role) process.env.ROLE = opts.role;
+      // Only the environment check and the starter: the SDK itself is imported by startTracing when called.
+      const { startTracing, TracingConfigError, tracingRequested } = await import(
+        '../../../telemetry/tracing.js'
+      );
       try {
         if (tracingRequested()) {
           const tracing = await startTracing({ version: packageVersion() });

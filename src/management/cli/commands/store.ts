@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import type { CopyReport } from '../../../storage/copy.js';
 import { act, type Io } from '../command.js';
-import { openDataDir, openServer } from '../database.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
 import { print, table } from '../output.js';
@@ -44,7 +43,11 @@ async function copyStore(io: Io, opts: CopyOptions): Promise<void> {
   if (!url) throw new CliError('Name the target database: --to postgres://… (or set DATABASE_URL).');
   if (!/^postgres(ql)?:\/\//.test(url))
     throw new CliError('--to must be a postgres:// or postgresql:// URL.');
-  const [{ resolve }, storage] = await Promise.all([import('node:path'), import('../../../storage/copy.js')]);
+  const [{ resolve }, storage, { openDataDir, openServer }] = await Promise.all([
+    import('node:path'),
+    import('../../../storage/copy.js'),
+    import('../database.js'),
+  ]);
   const source = await openDataDir(resolve(dataDir), { existing: true });
   try {
     const target = await openServer(url);
