@@ -8,12 +8,12 @@ import { createRequire } from 'node:module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../contract/errors.js';
+import { EventPayloads } from '../contract/events.js';
 import type { ResponseHeader } from '../contract/headers.js';
 import type { ResponseSpec } from '../contract/operation.js';
 import type { OpenRouteDef } from '../http/open-route.js';
 import { sendRevalidatable } from '../http/revalidation.js';
 import { openRoutes, publicRoutes } from '../resources/index.js';
-import { WebhookEventPayloads } from '../resources/webhooks/schema.js';
 import { StringEnum } from '../schema/fields.js';
 import { buildOpenApiDocument } from './document.js';
 
@@ -27,7 +27,7 @@ export function apiDocumentText(): string {
     buildOpenApiDocument({
       routes: publicRoutes,
       openRoutes: servedOpenRoutes,
-      events: WebhookEventPayloads,
+      events: EventPayloads,
     }),
     null,
     2,

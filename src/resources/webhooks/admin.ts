@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type TProperties, type TSchema, Type } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
 import { conflict, notFound, validationFailed } from '../../contract/errors.js';
+import { EVENT_CATALOGUE, type EventData, type EventType } from '../../contract/events.js';
 import { normalizeWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL, storeEvent } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
@@ -14,7 +15,7 @@ import { type Bucket, WEBHOOK_TEST_BUCKETS } from '../../http/rate-limit.js';
 import { dataList, type Operator, one, requireWorkspace, systemActor } from '../../management/operations.js';
 import { adminRoute } from '../../management/route.js';
 import { listOf } from '../../management/schemas.js';
-import { DateTime, type WebhookEvent } from '../../schema/fields.js';
+import { DateTime } from '../../schema/fields.js';
 import { recordAudit } from '../../storage/audit.js';
 import type { Queryable } from '../../storage/db.js';
 import {
@@ -25,7 +26,6 @@ import {
   WebhookEndpoint,
   WebhookEndpointCreate,
   WebhookEndpointPatch,
-  WebhookEventPayloads,
 } from './schema.js';
 
 const endpointJson = WebhookEndpoint.json('t', { pii: true });
@@ -314,12 +314,11 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 async function sendTestEvent(
   op: Operator,
   endpointId: string,
-  input: { event_type: WebhookEvent },
+  input: { event_type: EventType },
 ): Promise<string> {
   return op.db.transaction(async (tx) => {
     const workspaceId = await sendableEndpoint(tx, endpointId);
-    const payload = WebhookEventPayloads[input.event_type] as TSchema & { properties: TProperties };
-    const data = exampleValue(payload.properties.data as TSchema) as Record<string, unknown>;
+    const data = exampleValue(EVENT_CATALOGUE[input.event_type].data) as EventData<EventType>;
     const event = await storeEvent(tx, workspaceId, input.event_type, data, { test: true });
     const [attempt] = await tx.query<{ j: string }>(
       `insert into webhook_deliveries as t
