@@ -41,6 +41,7 @@ import {
   WebhookSignatureError,
   webhooks,
 } from '../sdk/src/index.js';
+import { EventTypes } from '../src/contract/events.js';
 import { importCollectionNames } from '../src/management/import.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { apiDocumentText } from '../src/openapi/reference.js';
@@ -391,7 +392,7 @@ describe('the SDK against the service', () => {
       receiver = await Receiver.start();
       const endpoint = await h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, {
         url: receiver.url(),
-        events: ['assessment.completed', 'report.ready', 'alert.created', 'action_plan_item.status_changed'],
+        events: EventTypes,
       });
       assert.equal(endpoint.status, 201);
       secret = endpoint.json.signing_secret;

@@ -91,9 +91,7 @@ describe('test events (P81)', () => {
     const ws = await h.workspace();
     // Subscribed to alerts only: a test may be of any type.
     const target = await endpoint(ws);
-    const other = await endpoint(ws, {
-      events: ['assessment.completed', 'report.ready', 'alert.created', 'action_plan_item.status_changed'],
-    });
+    const other = await endpoint(ws, { events: [...EventTypes] });
     const res = await sendTest(target.id, 'report.ready');
     assert.equal(res.status, 201, res.body);
     assert.equal(res.json.test, true);
