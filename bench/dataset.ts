@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import pg from 'pg';
-import { canonicalJson } from '../src/http/idempotency.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { SCOPES } from '../src/schema/fields.js';
 import { sha256 } from '../src/security/secrets.js';
@@ -285,8 +285,8 @@ async function storedSpec(db: Db): Promise<DatasetSpec | null> {
   return row?.spec ?? null;
 }
 
-// jsonb stores keys in its own order: compare canonically.
-const sameSpec = (a: DatasetSpec | null, b: DatasetSpec) => canonicalJson(a) === canonicalJson(b);
+// jsonb stores keys in its own order, which deep equality ignores.
+const sameSpec = (a: DatasetSpec | null, b: DatasetSpec) => isDeepStrictEqual(a, b);
 
 async function recreateDatabase(url: string): Promise<void> {
   const target = new URL(url);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { EventTypes } from '../src/contract/events.js';
 import { importCollectionNames } from '../src/management/import.js';
 import { countSeedRecords, generateSeedDocument } from '../src/management/seed/index.js';
 import { SCOPES } from '../src/schema/fields.js';
@@ -807,12 +808,7 @@ describe('every command calls its documented path and body (management-api.md "E
         'PATCH',
         `/admin/webhook-endpoints/${id}`,
         {
-          events: [
-            'assessment.completed',
-            'report.ready',
-            'alert.created',
-            'action_plan_item.status_changed',
-          ],
+          events: EventTypes,
           enabled: true,
         },
       ],

@@ -37,6 +37,24 @@ describe('Idempotency-Key', () => {
     assert.equal(await count(), before);
   });
 
+  test('the stored fingerprint of a body does not change: keys sorted by UTF-16 unit, numbers as JSON writes them', async () => {
+    // Pinned: a fingerprint stored before an upgrade must still match the same body sent after it. The body
+    // holds what sets this rule apart from the audit chain's (an exponent, astral beside private-use keys).
+    const body = {
+      tags: ['z', 'a'],
+      score: 1e21,
+      nested: { '\uE000': 2, '\u{1F600}': 1 },
+      name: 'Fingerprint',
+    };
+    assertError(await post(body, 'fingerprint-1'), 422, 'validation_failed');
+    const [stored] = await h.db.query<{ request_hash: string }>(
+      "select request_hash from idempotency_keys where workspace_id = $1 and key = 'fingerprint-1'",
+      [ws.id],
+    );
+    // sha256 of {"name":"Fingerprint","nested":{"\u{1F600}":1,"\uE000":2},"score":1e+21,"tags":["z","a"]}
+    assert.equal(stored?.request_hash, '1ZZSkQc/vZ64gZt/V2L8J35VEBFWrRpmjvcjQ1kkeko=');
+  });
+
   test('a stored error replays with its original request_id (decision 39)', async () => {
     const first = await post({ name: '' }, 'err-1');
     assertError(first, 422, 'validation_failed');

@@ -17,6 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
+import { EventTypes } from '../src/contract/events.js';
 import { isUuid } from '../src/http/validation.js';
 import { adminOperations } from '../src/management/admin-operations.js';
 import { importCollectionNames } from '../src/management/import.js';
@@ -27,7 +28,6 @@ import { exampleOf } from '../src/openapi/examples.js';
 import { REFERENCE_FILES, referenceOperations } from '../src/openapi/reference-operations.js';
 import { EXAMPLE_SEED } from '../src/openapi/seed-samples.js';
 import { openOperations, publicOperations } from '../src/resources/operations.js';
-import { WebhookEvents } from '../src/schema/fields.js';
 import { adminContract, contract } from './support/contract.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 import { freePort } from './support/redis.js';
@@ -230,8 +230,8 @@ describe('the document', () => {
   });
 
   test('describes the delivery of each event type under webhooks, with an example of its payload', () => {
-    assert.deepEqual(Object.keys(document.webhooks).sort(), [...WebhookEvents].sort());
-    for (const type of WebhookEvents) {
+    assert.deepEqual(Object.keys(document.webhooks).sort(), [...EventTypes].sort());
+    for (const type of EventTypes) {
       const { post } = document.webhooks[type];
       assert.deepEqual(post.security, [], `${type}: the receiver is not called with an API key`);
       assert.equal(post.parameters[0].name, 'Service-Signature');

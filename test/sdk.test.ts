@@ -6,7 +6,7 @@
 // User-Agent and the request/response hooks (decisions P86, P87 in docs/decisions.md), and the built package
 // importable from ES modules and CommonJS.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +41,7 @@ import {
   WebhookSignatureError,
   webhooks,
 } from '../sdk/src/index.js';
+import { EventTypes } from '../src/contract/events.js';
 import { importCollectionNames } from '../src/management/import.js';
 import { generateSeedDocument } from '../src/management/seed/index.js';
 import { apiDocumentText } from '../src/openapi/document.js';
@@ -391,7 +392,7 @@ describe('the SDK against the service', () => {
       receiver = await Receiver.start();
       const endpoint = await h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, {
         url: receiver.url(),
-        events: ['assessment.completed', 'report.ready', 'alert.created', 'action_plan_item.status_changed'],
+        events: EventTypes,
       });
       assert.equal(endpoint.status, 201);
       secret = endpoint.json.signing_secret;
@@ -915,5 +916,49 @@ describe('the built package', () => {
     assert.equal(typeof esm.createClient, 'function');
     assert.deepEqual(manifest.exports['.'].import.default, './dist/esm/index.js');
     assert.deepEqual(manifest.exports['.'].require.default, './dist/cjs/index.js');
+  });
+});
+
+describe('the generated namespaces (sdk/scripts/client-methods.mjs, P155)', () => {
+  const script = join(SDK_DIR, 'scripts/client-methods.mjs');
+  const committed = readFileSync(join(SDK_DIR, 'src/generated/client.ts'), 'utf8');
+
+  test('are what openapi.json gives (no drift), and the check fails when they differ', () => {
+    const ok = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
+    assert.equal(ok.status, 0, ok.stderr);
+    const stale = join(mkdtempSync(join(tmpdir(), 'sdk-methods-')), 'client.ts');
+    writeFileSync(stale, committed.replace("    gaps: m.readOf('/assessments/{id}/gaps'),\n", ''));
+    const drift = spawnSync(process.execPath, [script, '--check', stale], { encoding: 'utf8' });
+    assert.equal(drift.status, 1);
+    assert.match(drift.stderr, /client\.ts is out of date/);
+  });
+
+  test('give every operation called with a key one method, named by the rules', () => {
+    const document = JSON.parse(apiDocumentText()) as {
+      paths: Record<string, Record<string, { operationId?: string; security?: object[] }>>;
+    };
+    const keyed = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => operation.operationId && (operation.security ?? []).length > 0)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    const generated = [...committed.matchAll(/\(`(\w+ [^`]+)`\)/g)].map((match) => match[1]);
+    // list and listPage share their operation.
+    assert.deepEqual([...new Set(generated)].sort(), keyed.sort());
+    const methods = [...committed.matchAll(/^ {4}(\w+): m\.(\w+)\('([^']+)'\)/gm)].map(
+      ([, name, kind, path]) => `${name} ${kind} ${path}`,
+    );
+    for (const expected of [
+      'list list /suppliers',
+      'listPage listPage /suppliers',
+      'get retrieve /suppliers/{id}',
+      'create create /suppliers',
+      'gaps readOf /assessments/{id}/gaps',
+      'pdf download /reports/{id}/pdf',
+      'upsert put /assets',
+      'get read /risk-scores',
+      'update patch /action-plan-items/{id}',
+    ])
+      assert.ok(methods.includes(expected), expected);
   });
 });

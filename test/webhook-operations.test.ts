@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { loadConfig } from '../src/config.js';
+import { type EventType, EventTypes } from '../src/contract/events.js';
 import { recordEvent } from '../src/events/outbox.js';
 import {
   createMemoryRateLimiter,
@@ -15,7 +16,6 @@ import {
   type RateLimiter,
   WEBHOOK_TEST_BUCKETS,
 } from '../src/http/rate-limit.js';
-import type { WebhookEvent } from '../src/schema/fields.js';
 import { contract } from './support/contract.js';
 import { assertError, ENGINE, Harness, type TestWorkspace } from './support/harness.js';
 import { LogCapture, testLogger } from './support/logs.js';
@@ -59,7 +59,7 @@ type Row = Record<string, unknown>;
 
 async function endpoint(
   ws: TestWorkspace,
-  options: { events?: WebhookEvent[]; query?: string } = {},
+  options: { events?: EventType[]; query?: string } = {},
 ): Promise<{ id: string; secret: string; path: string }> {
   const path = `/${randomUUID()}`;
   const created = await h.adminClient.createWebhookEndpoint({
@@ -83,7 +83,7 @@ async function attempts(ws: TestWorkspace, query = ''): Promise<Row[]> {
 
 const at = (path: string) => receiver.received.filter((request) => request.path.startsWith(path));
 const getEndpoint = (id: string) => h.adminClient.getWebhookEndpoint({ params: { id } });
-const sendTest = (id: string, eventType: WebhookEvent) =>
+const sendTest = (id: string, eventType: EventType) =>
   h.admin('POST', `/admin/webhook-endpoints/${id}/test`, { event_type: eventType });
 
 describe('test events (P81)', () => {
@@ -91,9 +91,7 @@ describe('test events (P81)', () => {
     const ws = await h.workspace();
     // Subscribed to alerts only: a test may be of any type.
     const target = await endpoint(ws);
-    const other = await endpoint(ws, {
-      events: ['assessment.completed', 'report.ready', 'alert.created', 'action_plan_item.status_changed'],
-    });
+    const other = await endpoint(ws, { events: [...EventTypes] });
     const res = await sendTest(target.id, 'report.ready');
     assert.equal(res.status, 201, res.body);
     assert.equal(res.json.test, true);
@@ -145,12 +143,7 @@ describe('test events (P81)', () => {
   test('each event type has an example that matches its schema', async () => {
     const ws = await h.workspace();
     const target = await endpoint(ws);
-    const types: WebhookEvent[] = [
-      'assessment.completed',
-      'report.ready',
-      'alert.created',
-      'action_plan_item.status_changed',
-    ];
+    const types = EventTypes;
     for (const type of types) assert.equal((await sendTest(target.id, type)).status, 201);
     await eventually(async () => at(target.path).length === types.length);
     for (const request of at(target.path)) contract().checkEvent(request.json);
@@ -501,7 +494,7 @@ describe('auto-disable (P83)', () => {
       // dispatcher has disabled it. (The embedded store runs one transaction at a time: there no event can be
       // raised while the endpoint is being disabled.)
       await h.db.transaction(async (tx) => {
-        const data = { alert_id: randomUUID(), scope: 'org', supplier_id: null, severity: 'low' };
+        const data = { alert_id: randomUUID(), scope: 'org', supplier_id: null, severity: 'low' } as const;
         raced.push(await recordEvent(tx, ws.id, 'alert.created', data));
         await disable();
       });

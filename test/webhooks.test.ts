@@ -10,7 +10,10 @@ import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { verifySignature } from '../sdk/src/signing.js';
-import type { WebhookEvent } from '../src/schema/fields.js';
+import type { WebhookEvent, WebhookEventType } from '../sdk/src/webhooks.js';
+import { type EventData, type EventType, EventTypes } from '../src/contract/events.js';
+import { type EventRecorder, storeEvent } from '../src/events/outbox.js';
+import { contract } from './support/contract.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 import { type Answer, answerWith, eventually, type Received, Receiver, sleep } from './support/receiver.js';
 
@@ -39,7 +42,7 @@ after(async () => {
 
 async function endpoint(
   ws: TestWorkspace,
-  options: { events?: WebhookEvent[]; path?: string; url?: string } = {},
+  options: { events?: EventType[]; path?: string; url?: string } = {},
 ): Promise<{ id: string; secret: string }> {
   const created = await h.adminClient.createWebhookEndpoint({
     params: { id: ws.id },
@@ -118,9 +121,7 @@ describe('delivery request (decisions 24 and 28)', () => {
 
   test('each event type is delivered to an endpoint subscribed to it, and only those', async () => {
     const ws = await h.workspace();
-    const all = await endpoint(ws, {
-      events: ['assessment.completed', 'report.ready', 'alert.created', 'action_plan_item.status_changed'],
-    });
+    const all = await endpoint(ws, { events: [...EventTypes] });
     const alertsOnly = await endpoint(ws, { events: ['alert.created'] });
     const supplierId = randomUUID();
     const assessmentId = randomUUID();
@@ -184,12 +185,62 @@ describe('delivery request (decisions 24 and 28)', () => {
       status: 'in_progress',
     });
     assertStripeVerifies(toAll(), all.secret);
+    for (const request of toAll()) contract().checkCataloguedEvent(request.json);
     // The alerts-only endpoint saw exactly one event: the alert, with the same event_id as the other endpoint.
     const onlyRows = await attempts(ws, `&endpoint_id=${alertsOnly.id}`);
     assert.equal(onlyRows.length, 1);
     assert.equal(onlyRows[0]?.event_type, 'alert.created');
     const allAlert = toAll().find((r) => r.json.type === 'alert.created');
     assert.equal(onlyRows[0]?.event_id, allAlert?.json.event_id);
+  });
+});
+
+describe('the event catalogue (src/contract/events.ts)', () => {
+  test('every event stored is checked against the schema of its type when the harness closes; a wrong one is found', async () => {
+    const ws = await h.workspace();
+    const good = { alert_id: randomUUID(), scope: 'org', supplier_id: null, severity: 'low' } as const;
+    const wrong: Record<string, unknown>[] = [
+      { ...good, severity: 'urgent' },
+      { ...good, extra: true },
+      { alert_id: good.alert_id, scope: 'org', severity: 'low' },
+      { ...good, alert_id: 'not-a-uuid' },
+    ];
+    const ids = await h.db.transaction(async (tx) => {
+      const stored = [(await storeEvent(tx, ws.id, 'alert.created', good)).id];
+      // What the types refuse to compile (below), stored anyway to see the check refuse it too.
+      for (const data of wrong) stored.push((await storeEvent(tx, ws.id, 'alert.created', data as never)).id);
+      return stored;
+    });
+    const found = (await h.invalidEvents()).filter((problem) => ids.some((id) => problem.includes(id)));
+    assert.deepEqual(
+      found.map((problem) => ids.findIndex((id) => problem.includes(id))),
+      [1, 2, 3, 4],
+    );
+    await h.db.query('delete from events where workspace_id = $1', [ws.id]);
+  });
+
+  test('a payload its type does not describe does not compile; the SDK types each payload as the catalogue', () => {
+    const good = { alert_id: randomUUID(), scope: 'org', supplier_id: null, severity: 'low' } as const;
+    // Never called: each line compiles only if the types accepted what the catalogue does not describe.
+    const compileOnly = (events: EventRecorder) => [
+      // @ts-expect-error a severity outside the enumeration
+      events('alert.created', { ...good, severity: 'urgent' }),
+      // @ts-expect-error a field the type does not carry
+      events('alert.created', { ...good, extra: true }),
+      // @ts-expect-error a field missing
+      events('report.ready', { report_id: good.alert_id, supplier_id: good.alert_id }),
+      // @ts-expect-error the data of another type
+      events('report.ready', good),
+    ];
+    assert.equal(typeof compileOnly, 'function');
+    // The SDK's types come from the document, which comes from the catalogue: they must say the same.
+    type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+    const sameTypes: Same<WebhookEventType, EventType> = true;
+    const sameData = {} as { [T in EventType]: Same<WebhookEvent<T>['data'], EventData<T>> } satisfies Record<
+      EventType,
+      true
+    >;
+    assert.ok(sameTypes && sameData);
   });
 });
 

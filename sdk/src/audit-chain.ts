@@ -63,10 +63,15 @@ function byCodePoint(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** Canonical JSON: keys in code point order at every level, no whitespace, JSON.stringify's string escapes. */
-export function canonicalJson(value: unknown): string {
+/**
+ * The audit chain's canonical JSON: keys in code point order at every level, no whitespace, JSON.stringify's
+ * string escapes, numbers as PostgreSQL writes them. The service stores an entry's metadata in this text and
+ * hashes it, so it must match byte for byte what any verifier computes from the served JSON. (The request
+ * fingerprint of Idempotency-Key is another rule, for another purpose: src/http/idempotency.ts.)
+ */
+export function auditCanonicalJson(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map(auditCanonicalJson).join(',')}]`;
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -77,19 +82,22 @@ export function canonicalJson(value: unknown): string {
       const object = value as Record<string, unknown>;
       const members = Object.keys(object)
         .sort(byCodePoint)
-        .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`);
+        .map((key) => `${JSON.stringify(key)}:${auditCanonicalJson(object[key])}`);
       return `{${members.join(',')}}`;
     }
   }
   throw new TypeError(`a ${typeof value} is not a JSON value`);
 }
 
+/** @deprecated The former name of {@link auditCanonicalJson}, kept for existing callers. */
+export const canonicalJson = auditCanonicalJson;
+
 /** The text an entry's `hash` covers: the canonical JSON of every field but `hash`. */
 export function auditEntryCanonicalText(entry: HashedAuditEntry): string {
   // HASHED_FIELDS is in code point order already: the object's members are written in that order.
   const members = HASHED_FIELDS.map((name) => {
     if (entry[name] === undefined) throw new TypeError(`the audit entry has no ${name}`);
-    return `"${name}":${canonicalJson(entry[name])}`;
+    return `"${name}":${auditCanonicalJson(entry[name])}`;
   });
   return `{${members.join(',')}}`;
 }

@@ -1,19 +1,17 @@
 // The client: one namespace per resource of the API, each method typed from the OpenAPI document by the path
-// it calls. Lists are async iterables that follow cursors (`list`), or one page at a time (`listPage`).
-import type { paths } from './generated/openapi.js';
-import { Paginated } from './pagination.js';
+// it calls. The namespaces and their methods are generated from the document (generated/client.ts, written by
+// sdk/scripts/client-methods.mjs); the kinds of method they use are in methods.ts. Lists are async iterables
+// that follow cursors (`list`), or one page at a time (`listPage`).
+import { namespaces } from './generated/client.js';
+import { methodKinds, redirectTarget } from './methods.js';
 import {
   type ClientEventListener,
   type ClientEventName,
   type ClientOptions,
-  type PostRequestOptions,
   type RequestOptions,
   Transport,
   unexpected,
-  type WithResponse,
-  withResponse,
 } from './transport.js';
-import type { Body, Query, Result } from './types.js';
 import { webhooks } from './webhooks.js';
 
 /**
@@ -30,113 +28,8 @@ import { webhooks } from './webhooks.js';
  */
 export function createClient(options: ClientOptions) {
   const api = new Transport(options);
-
-  /** A collection: every item across pages, or one page (pass `cursor` to continue from one). */
-  const collection = <P extends keyof paths>(path: P) => ({
-    list: (query?: Query<P>, options?: RequestOptions) =>
-      new Paginated<WithResponse<Result<P>>>(
-        (cursor) => api.json('GET', path, { query: { ...query, cursor } }, options),
-        (query as { cursor?: string } | undefined)?.cursor,
-      ),
-    listPage: (query?: Query<P>, options?: RequestOptions): Promise<WithResponse<Result<P>>> =>
-      api.json('GET', path, { query }, options),
-  });
-  /** One resource by id. */
-  const byId =
-    <P extends keyof paths>(path: P) =>
-    (id: string, options?: RequestOptions): Promise<WithResponse<Result<P>>> =>
-      api.json('GET', path, { id }, options);
-  /** A response addressed by query only, or by id and query (collections answered in one response). */
-  const read =
-    <P extends keyof paths>(path: P) =>
-    (query?: Query<P>, options?: RequestOptions): Promise<WithResponse<Result<P>>> =>
-      api.json('GET', path, { query }, options);
-  const readOf =
-    <P extends keyof paths>(path: P) =>
-    (id: string, query?: Query<P>, options?: RequestOptions): Promise<WithResponse<Result<P>>> =>
-      api.json('GET', path, { id, query }, options);
-  /** A POST: the SDK sends a new Idempotency-Key, the same on each retry, unless one is given. */
-  const create =
-    <P extends keyof paths>(path: P) =>
-    (body: Body<P, 'post'>, options?: PostRequestOptions): Promise<WithResponse<Result<P, 'post'>>> =>
-      api.json('POST', path, { body }, options);
-
-  const pdfPath = '/reports/{id}/pdf' satisfies keyof paths;
-  /**
-   * The report's PDF: follows the 302 to the signed URL, which is its own credential (no key is sent).
-   * `lastResponse` is the API's 302 (its request id and rate-limit headers); the options apply to both requests.
-   */
-  async function pdf(id: string, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
-    const url = api.url(pdfPath, id);
-    const redirect = await api.send('GET', url, {}, options);
-    const signed = redirectTarget(url, redirect);
-    if (!signed) throw await unexpected(redirect, url.pathname);
-    await redirect.body?.cancel();
-    const file = await api.send('GET', signed, { authenticated: false }, options);
-    // The URL is not named: it is a credential for five minutes.
-    if (!file.ok) throw await unexpected(file, 'the signed PDF URL');
-    return withResponse(new Uint8Array(await file.arrayBuffer()), redirect);
-  }
-
   return {
-    suppliers: {
-      ...collection('/suppliers'),
-      get: byId('/suppliers/{id}'),
-      create: create('/suppliers'),
-    },
-    assessments: {
-      ...collection('/assessments'),
-      get: byId('/assessments/{id}'),
-      create: create('/assessments'),
-      /** Every gap of the assessment, in one response. */
-      gaps: readOf('/assessments/{id}/gaps'),
-    },
-    reports: {
-      ...collection('/reports'),
-      get: byId('/reports/{id}'),
-      pdf,
-    },
-    assets: {
-      ...collection('/assets'),
-      /** Bulk upsert of up to 500 assets, matched on (source, cloud_provider, external_id). */
-      upsert: (
-        body: Body<'/assets', 'put'>,
-        options?: RequestOptions,
-      ): Promise<WithResponse<Result<'/assets', 'put'>>> => api.json('PUT', '/assets', { body }, options),
-    },
-    businessProcesses: collection('/business-processes'),
-    productsServices: collection('/products-services'),
-    processingActivities: collection('/processing-activities'),
-    bia: collection('/bia'),
-    threats: collection('/threats'),
-    risks: {
-      ...collection('/risks'),
-      /** Every treatment of the risk, in one response. */
-      treatments: readOf('/risks/{id}/treatments'),
-    },
-    riskScores: { get: read('/risk-scores') },
-    riskMatrix: { get: read('/risk-matrix') },
-    riskAcceptances: collection('/risk-acceptances'),
-    actionPlans: {
-      ...collection('/action-plans'),
-      /** The plan's items, in one response (`has_more` says whether `limit` cut some). */
-      items: readOf('/action-plans/{id}/items'),
-    },
-    actionPlanItems: {
-      update: (
-        id: string,
-        body: Body<'/action-plan-items/{id}', 'patch'>,
-        options?: RequestOptions,
-      ): Promise<WithResponse<Result<'/action-plan-items/{id}', 'patch'>>> =>
-        api.json('PATCH', '/action-plan-items/{id}', { id, body }, options),
-    },
-    /** Not cursor-paged: `list` yields the one response's alerts (up to `limit` per source). */
-    alerts: collection('/alerts'),
-    insights: collection('/insights'),
-    /** A resumable feed, oldest first: store `meta.next_cursor` of the last page and pass it later. */
-    auditLogs: collection('/audit-logs'),
-    webhookEndpoints: collection('/webhook-endpoints'),
-    webhookDeliveries: collection('/webhook-deliveries'),
+    ...namespaces(methodKinds(api)),
     webhooks,
     /**
      * Any GET of the document by its path (`/suppliers/{id}`), untyped: for callers that walk the document
@@ -170,12 +63,6 @@ export function createClient(options: ClientOptions) {
       api.off(event, listener);
     },
   };
-}
-
-/** The target of an answer 302 (a signed URL, its own credential), or null for any other answer. */
-function redirectTarget(url: URL, response: Response): URL | null {
-  const location = response.status === 302 ? response.headers.get('location') : null;
-  return location ? new URL(location, url) : null;
 }
 
 export type TprmClient = ReturnType<typeof createClient>;

@@ -3,6 +3,7 @@ export {
   type AuditChainBreak,
   type AuditChainVerification,
   type AuditLogEntry,
+  auditCanonicalJson,
   auditEntryCanonicalText,
   auditEntryHash,
   canonicalJson,

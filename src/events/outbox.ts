@@ -5,29 +5,24 @@
 // (delivered by PostgreSQL at commit) wakes the dispatchers.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
+import type { EventData, EventType } from '../contract/events.js';
 import type { Queryable } from '../storage/db.js';
 
 /** LISTEN/NOTIFY channel that tells dispatchers new attempts are due. */
 export const DELIVERY_CHANNEL = 'tprm_webhook_attempts';
 
-export type EventType =
-  | 'assessment.completed'
-  | 'report.ready'
-  | 'alert.created'
-  | 'action_plan_item.status_changed';
-
 /** Records an event of the caller's workspace in the caller's write transaction (bound by the pipeline). */
-export type EventRecorder = (type: EventType, data: Record<string, unknown>) => Promise<string>;
+export type EventRecorder = <T extends EventType>(type: T, data: EventData<T>) => Promise<string>;
 
 /**
  * Stores an event and its payload, serialized once. A test event (P81) is stored the same way, marked, for
  * the one delivery its caller schedules: it is never fanned out.
  */
-export async function storeEvent(
+export async function storeEvent<T extends EventType>(
   tx: Queryable,
   workspaceId: string,
-  type: EventType,
-  data: Record<string, unknown>,
+  type: T,
+  data: EventData<T>,
   options: { test?: boolean } = {},
 ): Promise<{ id: string; occurredAt: string }> {
   const id = randomUUID();
@@ -47,11 +42,11 @@ export async function storeEvent(
   return { id, occurredAt };
 }
 
-export async function recordEvent(
+export async function recordEvent<T extends EventType>(
   tx: Queryable,
   workspaceId: string,
-  type: EventType,
-  data: Record<string, unknown>,
+  type: T,
+  data: EventData<T>,
 ): Promise<string> {
   const { id, occurredAt } = await storeEvent(tx, workspaceId, type, data);
   // The endpoints are read, not locked: one disabled by a transaction that commits after this statement read

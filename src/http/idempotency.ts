@@ -17,13 +17,25 @@ export interface StoredReply {
   withoutPii?: string;
 }
 
-/** JSON with object keys sorted at every level: equal documents give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/**
+ * The text a request body's fingerprint (`request_hash`) is taken of: JSON with object keys sorted at every
+ * level, so that the same body sent again with its keys in another order is the same request. A fingerprint is
+ * only ever compared with another made by this function, so any stable rule would do; it is stored for 24 hours,
+ * so this one must not change (a retry across an upgrade would be refused as a different body). It is not the
+ * audit chain's rule (`auditCanonicalJson`, sdk/src/audit-chain.ts), which must give PostgreSQL's text of the
+ * stored metadata: keys in code point order, numbers without exponent. The two differ (on numbers such as 1e21,
+ * on keys mixing astral and private-use characters), so moving this one to that rule would change stored
+ * fingerprints for nothing.
+ */
+function idempotencyFingerprintJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(idempotencyFingerprintJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.keys(value)
       .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+      .map(
+        (key) =>
+          `${JSON.stringify(key)}:${idempotencyFingerprintJson((value as Record<string, unknown>)[key])}`,
+      );
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -74,7 +86,7 @@ export async function runIdempotent(
   /** Checks the caller may write (its key), in the first round trip; its error is never stored. */
   confirm: (tx: Queryable) => Promise<void> = async () => undefined,
 ): Promise<StoredReply & { replayed: boolean }> {
-  const requestHash = createHash('sha256').update(canonicalJson(scope.body)).digest('base64');
+  const requestHash = createHash('sha256').update(idempotencyFingerprintJson(scope.body)).digest('base64');
   // The stored response travels with the COMMIT (pipeline mode): the transaction does not wait for it alone.
   // If it fails, the COMMIT rolls back and its own error is the one reported.
   let storing: Promise<unknown> | undefined;

@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { TSchema } from 'typebox';
 import { SIGNATURE_HEADER } from '../../sdk/src/signing.js';
 import { type ApiError, ErrorSchema, errorBody, internalError, notFound } from '../contract/errors.js';
+import { EventPayloads } from '../contract/events.js';
 import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
 import {
   type ApiKeyAuth,
@@ -33,7 +34,6 @@ import {
   rateLimitExceeded,
 } from '../http/route.js';
 import { openOperations, publicOperations } from '../resources/operations.js';
-import { WebhookEventPayloads } from '../resources/webhooks/schema.js';
 import { Uuid } from '../schema/fields.js';
 import { type CodeSample, openRouteSamples, routeSamples } from './code-samples.js';
 import {
@@ -478,7 +478,7 @@ let text: string | undefined;
 /** The document as committed in openapi.json and served at GET /openapi.json (built once per process). */
 export function apiDocumentText(): string {
   text ??= `${JSON.stringify(
-    buildOpenApiDocument({ operations: PUBLIC_DOCUMENT_OPERATIONS, events: WebhookEventPayloads }),
+    buildOpenApiDocument({ operations: PUBLIC_DOCUMENT_OPERATIONS, events: EventPayloads }),
     null,
     2,
   )}\n`;

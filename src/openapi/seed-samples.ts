@@ -3,6 +3,7 @@
 // Its data set gives the imported records (suppliers, risks …), its set-up the records an import cannot write
 // (the workspace, its users, API keys, webhook endpoint and a delivery). A fixed seed and date keep the
 // document reproducible (P88, P121).
+import type { EventData, EventType } from '../contract/events.js';
 import { generateSeedDocument, generateSeedSetup } from '../management/seed/index.js';
 import { resourceTables } from '../schema/resource.js';
 import { exampleUuid } from './examples.js';
@@ -23,7 +24,11 @@ const SHAPES: Record<string, { table: string; kind?: (record: Sample) => boolean
 };
 
 /** The payload of an event of the demo workspace; the alert's is the one its endpoint's delivery carried. */
-function event(type: string, occurredAt: unknown, data: Sample): Sample {
+function event<T extends EventType>(
+  type: T,
+  occurredAt: unknown,
+  data: Record<keyof EventData<T>, unknown>,
+): Sample {
   const delivered = records('webhook_deliveries').find((delivery) => delivery.event_type === type);
   return {
     event_id: delivered?.event_id ?? exampleUuid(`event ${type}`),

@@ -51,13 +51,17 @@ export const RiskGroup = ['G1', 'G2', 'G3'] as const;
 export const VendorProfile = ['P0', 'P1', 'P2', 'P3'] as const;
 export const Plans = ['enterprise', 'business', 'starter'] as const;
 export type Plan = (typeof Plans)[number];
-export const WebhookEvents = [
-  'assessment.completed',
-  'report.ready',
-  'alert.created',
-  'action_plan_item.status_changed',
+// Here rather than in their slices because the event catalogue (src/contract/events.ts) names them too.
+export const AlertSeverity = ['critical', 'high', 'medium', 'low'] as const;
+export const AlertScope = ['supplier', 'org'] as const;
+export const ActionPlanItemStatus = [
+  'pending',
+  'in_progress',
+  'completed',
+  'overdue',
+  'not_applicable',
+  'rejected',
 ] as const;
-export type WebhookEvent = (typeof WebhookEvents)[number];
 /** The longest webhook URL registered, in its stored (normalised) form (events/address-policy.ts checks it). */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 // The states of one delivery attempt, which the dispatcher moves attempts through; the public delivery

@@ -1,7 +1,7 @@
 // The audit trail: one entry per change, written by the same transaction as the change (decision 26).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
-import { auditEntryCanonicalText, canonicalJson } from '../../sdk/src/audit-chain.js';
+import { auditCanonicalJson, auditEntryCanonicalText } from '../../sdk/src/audit-chain.js';
 import type { Queryable } from './db.js';
 
 export type ActorType = 'user' | 'api_key' | 'system';
@@ -130,7 +130,7 @@ export async function recordAudit(tx: Queryable, entry: AuditEntry): Promise<voi
     entry.targetType,
     entry.targetId,
     entry.requestId,
-    canonicalJson(metadata),
+    auditCanonicalJson(metadata),
     ...auditTextParts(entry, id, metadata),
   ]);
   // Every workspace gets its head when it is created (migration 0014): none means the write must not commit.

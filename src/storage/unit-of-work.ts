@@ -4,7 +4,8 @@
 // same actor: the change, its entry and its events commit together or not at all. Only this module and
 // src/events/ call recordAudit and recordEvent (test/architecture.test.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { type EventRecorder, type EventType, recordEvent, storeEvent } from '../events/outbox.js';
+import type { EventData, EventType } from '../contract/events.js';
+import { type EventRecorder, recordEvent, storeEvent } from '../events/outbox.js';
 import {
   type ActorType,
   type AuditAction,
@@ -41,7 +42,7 @@ export interface UnitOfWork {
     metadata?: Record<string, unknown>,
   ): Promise<void>;
   /** Stores a test event (P81) for the one delivery the caller schedules: never fanned out. */
-  testEvent(type: EventType, data: Record<string, unknown>): Promise<{ id: string }>;
+  testEvent<T extends EventType>(type: T, data: EventData<T>): Promise<{ id: string }>;
   /** Appends an import's audit entries to the workspace's chain, or refuses them all (P102). */
   importAudit(entries: Record<string, unknown>[]): Promise<ImportedAuditChain | RefusedAuditEntries>;
 }

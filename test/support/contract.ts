@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { EventPayloads, type EventType, EventTypes } from '../../src/contract/events.js';
 import { RESPONSE_HEADERS } from '../../src/contract/headers.js';
 import { isUuid } from '../../src/http/validation.js';
 import { adminDocumentText } from '../../src/openapi/admin-document.js';
@@ -189,6 +190,21 @@ export class Contract {
       `openapi#/webhooks/${escapePointer(type)}/post/requestBody/content/application~1json/schema`,
     );
     if (!validate(payload)) throw new Error(`OpenAPI contract: ${type} event ${explain(validate.errors)}`);
+  }
+
+  /**
+   * Throws when an event payload does not match the schema the event catalogue (src/contract/events.ts) gives
+   * its type: what the code declares, checked without going through the document.
+   */
+  checkCataloguedEvent(payload: { type?: unknown }): void {
+    const type = payload.type as EventType;
+    if (!EventTypes.includes(type)) throw new Error(`event catalogue: no event type ${String(type)}`);
+    let validate = this.validators.get(`catalogue ${type}`);
+    if (!validate) {
+      validate = this.ajv.compile(EventPayloads[type]);
+      this.validators.set(`catalogue ${type}`, validate);
+    }
+    if (!validate(payload)) throw new Error(`event catalogue: ${type} event ${explain(validate.errors)}`);
   }
 
   private compile(ref: string): ValidateFunction {

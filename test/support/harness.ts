@@ -176,6 +176,7 @@ export class Harness {
 
   async close(): Promise<void> {
     await Promise.all(this.workers.map((close) => close()));
+    const invalidEvents = await this.invalidEvents();
     await Promise.all([
       this.publicApp.close(),
       this.adminApp.close(),
@@ -184,6 +185,23 @@ export class Harness {
     await Promise.all([this.services.limiter, ...this.extraLimiters].map((limiter) => limiter.close()));
     await this.db.close();
     await this.drop();
+    if (invalidEvents.length > 0) throw new Error(invalidEvents.join('\n'));
+  }
+
+  /**
+   * Every event the service stored while the harness ran, checked against the event catalogue's schema of its
+   * type: whatever a test made the service emit, delivered or not. Returns the problems found.
+   */
+  async invalidEvents(): Promise<string[]> {
+    const events = await this.db.query<{ id: string; payload: string }>('select id, payload from events');
+    return events.flatMap(({ id, payload }) => {
+      try {
+        contract().checkCataloguedEvent(JSON.parse(payload));
+        return [];
+      } catch (error) {
+        return [`event ${id}: ${(error as Error).message}`];
+      }
+    });
   }
 
   private static wrap(response: LightMyRequestResponse): Response {

@@ -5,8 +5,8 @@
 // (bootstrap.ts); the OpenAPI examples show these records (src/openapi/seed-samples.ts, P121).
 import { createHash } from 'node:crypto';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
-import type { DeliveryStatus } from '../../schema/fields.js';
-import { SCOPES, type Scope, type WebhookEvent } from '../../schema/fields.js';
+import type { EventType } from '../../contract/events.js';
+import { type DeliveryStatus, SCOPES, type Scope } from '../../schema/fields.js';
 import { generateApiKey } from '../../security/secrets.js';
 import { DEFAULT_ASSESSMENT_QUOTA } from '../schemas.js';
 import { ascii, DAY, iso } from './format.js';
@@ -40,7 +40,7 @@ export const SETUP_KEYS: readonly {
 export const SETUP_ENDPOINT: {
   url: string;
   description: string;
-  events: readonly WebhookEvent[];
+  events: readonly EventType[];
   createdDay: number;
 } = {
   url: 'https://soc.demo.example/hooks/tprm',
@@ -109,7 +109,7 @@ export function buildSetup(ctx: SeedContext): Record<string, SeedRecord[]> {
     id: recordId(ctx, 'webhook_deliveries', 0),
     endpoint_id: endpoint.id,
     event_id: recordId(ctx, 'events', 0),
-    event_type: 'alert.created' satisfies WebhookEvent,
+    event_type: 'alert.created' satisfies EventType,
     attempt: 1,
     status,
     test: false,

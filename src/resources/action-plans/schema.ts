@@ -2,17 +2,10 @@
 // "Action plan item", decisions 16-18.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { ActionPlanItemStatus, DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
 
-export const ActionPlanItemStatus = [
-  'pending',
-  'in_progress',
-  'completed',
-  'overdue',
-  'not_applicable',
-  'rejected',
-] as const;
+export { ActionPlanItemStatus };
 /** Statuses a client may ask for (decision 16): `overdue` is set by the service, never by a client. */
 export const SettableItemStatus = ActionPlanItemStatus.filter(
   (status): status is Exclude<(typeof ActionPlanItemStatus)[number], 'overdue'> => status !== 'overdue',

@@ -9,10 +9,12 @@
 import type { EventRecorder } from '../../events/outbox.js';
 import type { AuditAction } from '../../storage/audit.js';
 import type { TenantDb } from '../../storage/tenant.js';
-import { ActionPlanItem } from './schema.js';
+import { ActionPlanItem, type ActionPlanItemStatus } from './schema.js';
+
+type ItemStatus = (typeof ActionPlanItemStatus)[number];
 
 export interface StatusChange {
-  status: string;
+  status: ItemStatus;
   note: string | null;
   /** The human the change is attributed to (the key's creator, or the admin request's user_id). */
   actorId: string;
@@ -38,7 +40,7 @@ export async function changeItemStatus(
   audit: AuditWriter,
 ): Promise<string | null> {
   // The row lock serializes concurrent changes of one item, so previous_status is the status really left.
-  const [current] = await tenant.query<{ status: string; action_plan_id: string; j: string }>(
+  const [current] = await tenant.query<{ status: ItemStatus; action_plan_id: string; j: string }>(
     `select t.status, t.action_plan_id, ${itemJson} as j from action_plan_items t
       where t.workspace_id = $ws and t.id = $1 for update`,
     [itemId],

@@ -2,11 +2,10 @@
 // decision 15.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import { AlertScope, AlertSeverity, DateTime, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
 
-export const AlertSeverity = ['critical', 'high', 'medium', 'low'] as const;
-export const AlertScope = ['supplier', 'org'] as const;
+export { AlertScope, AlertSeverity };
 export const InsightCategory = [
   'risk_trend',
   'supplier_concentration',

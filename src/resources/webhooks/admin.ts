@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { TProperties, TSchema } from 'typebox';
 import { generateSigningSecret } from '../../../sdk/src/signing.js';
 import { conflict, notFound, validationFailed } from '../../contract/errors.js';
+import { EVENT_CATALOGUE, type EventData, type EventType } from '../../contract/events.js';
 import { normalizeWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
@@ -14,7 +15,7 @@ import type { OperatorContext, OperatorHandlers } from '../../http/operator.js';
 import type { Locator } from '../../storage/operator.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import { RECENT_ATTEMPTS, type webhooksLifecycle } from './lifecycle.js';
-import { WebhookDelivery, WebhookEndpoint, WebhookEventPayloads } from './schema.js';
+import { WebhookDelivery, WebhookEndpoint } from './schema.js';
 
 const endpointJson = WebhookEndpoint.json('t', { pii: true });
 const deliveryJson = WebhookDelivery.json('t', { pii: true });
@@ -248,8 +249,7 @@ export const webhooksAdmin: OperatorHandlers<typeof webhooksLifecycle> = {
   sendWebhookTestEvent: (ctx, { params: { id }, body: input }) =>
     ctx.write(endpoint(id), async ({ tenant, audit, testEvent }) => {
       await endpointState(tenant, id);
-      const payload = WebhookEventPayloads[input.event_type] as TSchema & { properties: TProperties };
-      const data = exampleValue(payload.properties.data as TSchema) as Record<string, unknown>;
+      const data = exampleValue(EVENT_CATALOGUE[input.event_type].data) as EventData<EventType>;
       const event = await testEvent(input.event_type, data);
       const [attempt] = await tenant.query<{ j: string }>(
         `insert into webhook_deliveries as t

@@ -1,7 +1,8 @@
 // Webhook endpoints and delivery attempts: resources.md "Webhook endpoint" and "Webhook delivery attempt",
 // decisions 21-24 and 43. Endpoints are registered through the management API; the public API only reads.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { type TProperties, type TSchema, Type } from 'typebox';
+import { Type } from 'typebox';
+import { EventTypes } from '../../contract/events.js';
 import {
   DateTime,
   DeliveryStatuses,
@@ -9,12 +10,9 @@ import {
   StringEnum,
   Uuid,
   WEBHOOK_URL_MAX_LENGTH,
-  WebhookEvents,
   WITHOUT_CONTROLS,
 } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
-import { ActionPlanItemStatus } from '../action-plans/schema.js';
-import { AlertScope, AlertSeverity } from '../alerts/schema.js';
 
 export const WebhookEndpoint = defineResource({
   name: 'WebhookEndpoint',
@@ -24,7 +22,7 @@ export const WebhookEndpoint = defineResource({
     id: field(Uuid),
     url: field(Type.String()),
     description: field(Nullable(Type.String())),
-    events: field(Type.Array(StringEnum(WebhookEvents))),
+    events: field(Type.Array(StringEnum(EventTypes))),
     enabled: field(
       Type.Boolean({
         description:
@@ -60,7 +58,7 @@ export const WebhookDelivery = defineResource({
     id: field(Uuid),
     endpoint_id: field(Uuid),
     event_id: field(Uuid),
-    event_type: field(StringEnum(WebhookEvents)),
+    event_type: field(StringEnum(EventTypes)),
     attempt: field(Type.Integer({ minimum: 1, description: '1 for the first try.' })),
     status: field(StringEnum(DeliveryStatuses)),
     test: field(
@@ -101,7 +99,7 @@ const Url = Type.String({
     'credentials, no fragment.',
   examples: ['https://hooks.acme.example/tprm'],
 });
-const Events = Type.Array(StringEnum(WebhookEvents), { minItems: 1, uniqueItems: true });
+const Events = Type.Array(StringEnum(EventTypes), { minItems: 1, uniqueItems: true });
 const Description = Nullable(
   Type.String({ maxLength: 500, pattern: WITHOUT_CONTROLS, examples: ['SIEM ingestion'] }),
 );
@@ -132,7 +130,7 @@ export const SecretRotation = Type.Object(
   { additionalProperties: false },
 );
 export const TestEventRequest = Type.Object(
-  { event_type: StringEnum(WebhookEvents, 'The type of the example event to send.') },
+  { event_type: StringEnum(EventTypes, 'The type of the example event to send.') },
   { additionalProperties: false },
 );
 export const EndpointReplay = Type.Object(
@@ -142,70 +140,3 @@ export const EndpointReplay = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** One event's payload: the envelope of risk-data-api.md "Payload" around its thin `data` (decision 25). */
-function eventPayload(
-  type: (typeof WebhookEvents)[number],
-  title: string,
-  description: string,
-  data: TProperties,
-) {
-  return Type.Object(
-    {
-      event_id: Type.String({
-        format: 'uuid',
-        description: 'Stable across retries and fan-out: deduplicate on it.',
-      }),
-      type: StringEnum([type]),
-      occurred_at: DateTime,
-      organization_id: Uuid,
-      data: Type.Object(data, { additionalProperties: false }),
-    },
-    { title, description, additionalProperties: false },
-  );
-}
-
-/**
- * The body of each event's delivery, as the OpenAPI document's `webhooks` describe it (and the SDK types
- * `constructEvent` from). The tests check real deliveries against these schemas.
- */
-export const WebhookEventPayloads: Record<(typeof WebhookEvents)[number], TSchema> = {
-  'assessment.completed': eventPayload(
-    'assessment.completed',
-    'AssessmentCompletedEvent',
-    'An assessment moved into `completed` (once per assessment; re-saving does not send it again).',
-    {
-      assessment_id: Uuid,
-      supplier_id: Uuid,
-      status: StringEnum(['completed']),
-    },
-  ),
-  'report.ready': eventPayload(
-    'report.ready',
-    'ReportReadyEvent',
-    'A report PDF became available, when the report was created or when it was rendered later.',
-    { report_id: Uuid, supplier_id: Uuid, assessment_id: Nullable(Uuid) },
-  ),
-  'alert.created': eventPayload(
-    'alert.created',
-    'AlertCreatedEvent',
-    'A supplier or organizational alert was raised; `data.scope` tells them apart.',
-    {
-      alert_id: Uuid,
-      scope: StringEnum(AlertScope),
-      supplier_id: Nullable(Uuid),
-      severity: StringEnum(AlertSeverity),
-    },
-  ),
-  'action_plan_item.status_changed': eventPayload(
-    'action_plan_item.status_changed',
-    'ActionPlanItemStatusChangedEvent',
-    "An action plan item's status changed (through `PATCH /action-plan-items/{id}` or otherwise).",
-    {
-      action_plan_item_id: Uuid,
-      action_plan_id: Uuid,
-      previous_status: StringEnum(ActionPlanItemStatus),
-      status: StringEnum(ActionPlanItemStatus),
-    },
-  ),
-};

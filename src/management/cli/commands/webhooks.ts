@@ -1,11 +1,11 @@
 // Webhook endpoints and their delivery attempts.
 import { type Command, Option } from 'commander';
-import { type WebhookEvent, WebhookEvents } from '../../../schema/fields.js';
+import { type EventType, EventTypes } from '../../../contract/events.js';
 import { act } from '../command.js';
 import { examples, list, pick, requireChanges } from '../options.js';
 import { print, printWithSecret, record, table } from '../output.js';
 
-const eventsHelp = `comma-separated events, or "all": ${WebhookEvents.join(', ')}`;
+const eventsHelp = `comma-separated events, or "all": ${EventTypes.join(', ')}`;
 
 export function webhookCommands(program: Command): void {
   const endpoints = program
@@ -24,7 +24,7 @@ function registerCommands(endpoints: Command): void {
       'register an endpoint and print its signing secret, once (POST /admin/workspaces/{id}/webhook-endpoints)',
     )
     .requiredOption('--url <url>', 'https:// URL that receives the events')
-    .requiredOption('--events <list>', eventsHelp, list(WebhookEvents))
+    .requiredOption('--events <list>', eventsHelp, list(EventTypes))
     .option('--description <text>', 'free text')
     .addHelpText(
       'after',
@@ -33,7 +33,7 @@ function registerCommands(endpoints: Command): void {
       ]),
     )
     .action(
-      act<[workspaceId: string], { url: string; events: WebhookEvent[]; description?: string }>(
+      act<[workspaceId: string], { url: string; events: EventType[]; description?: string }>(
         async (io, [id], opts) => {
           const body = pick(opts, { url: 'url', events: 'events', description: 'description' });
           const endpoint = await io.admin.createWebhookEndpoint({ params: { id }, body });
@@ -69,7 +69,7 @@ function registerCommands(endpoints: Command): void {
 
 interface EndpointChanges {
   url?: string;
-  events?: WebhookEvent[];
+  events?: EventType[];
   description?: string;
   enable?: boolean;
   disable?: boolean;
@@ -80,7 +80,7 @@ function changeCommands(endpoints: Command): void {
     .command('update <endpoint-id>')
     .description('change an endpoint (PATCH /admin/webhook-endpoints/{id})')
     .option('--url <url>', 'new URL')
-    .option('--events <list>', eventsHelp, list(WebhookEvents))
+    .option('--events <list>', eventsHelp, list(EventTypes))
     .option('--description <text>', 'new description ("" clears it)')
     .addOption(new Option('--enable', 'deliver events again').conflicts('disable'))
     .addOption(new Option('--disable', 'stop delivering events'))
@@ -173,7 +173,7 @@ function deliveryCommands(program: Command, endpoints: Command): void {
     )
     .addOption(
       new Option('--event <type>', 'the event type of the example payload')
-        .choices(WebhookEvents)
+        .choices(EventTypes)
         .makeOptionMandatory(),
     )
     .addHelpText(
@@ -184,7 +184,7 @@ test: true by "tprm endpoints deliveries"; it is never retried nor sent to anoth
 ${examples(['tprm endpoints test 1d3f… --event alert.created'])}`,
     )
     .action(
-      act<[endpointId: string], { event: WebhookEvent }>(async (io, [id], opts) => {
+      act<[endpointId: string], { event: EventType }>(async (io, [id], opts) => {
         const attempt = await io.admin.sendWebhookTestEvent({
           params: { id },
           body: { event_type: opts.event },
