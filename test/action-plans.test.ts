@@ -646,7 +646,7 @@ describe('Import of action plans and items', () => {
   });
 
   test('the seed generator output imports (action plans, items, with their history)', async () => {
-    const { generateSeedDocument } = await import('../src/management/seed/index.js');
+    const { generateSeedDocument } = await import('../src/seed/index.js');
     const full = generateSeedDocument({ size: { suppliers: 8 }, seed: 2026 });
     // This area's collections and their parents.
     const document = Object.fromEntries(

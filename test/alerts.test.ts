@@ -318,7 +318,7 @@ describe('Import of alerts and insights', () => {
   });
 
   test('the seed generator output imports (alerts of both scopes, insights)', async () => {
-    const { generateSeedDocument } = await import('../src/management/seed/index.js');
+    const { generateSeedDocument } = await import('../src/seed/index.js');
     const full = generateSeedDocument({ size: { suppliers: 8 }, seed: 2026 });
     const document = Object.fromEntries(
       ['suppliers', 'alerts', 'insights'].map((name) => [name, full[name] ?? []]),

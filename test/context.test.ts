@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { generateSeedDocument } from '../src/management/seed/index.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { assertError, Harness, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { adminRoutes } from '../src/management/admin-routes.js';
-import { DAY } from '../src/management/seed/format.js';
-import { generateSeedDocument } from '../src/management/seed/index.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { SCOPES } from '../src/schema/fields.js';
+import { DAY } from '../src/seed/format.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { ENGINE, Harness, type Response } from './support/harness.js';
 
 const skip =

@@ -14,7 +14,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_BODY_BYTES } from '../src/http/edge.js';
 import { importCollectionNames } from '../src/management/import.js';
-import { generateSeedDocument } from '../src/management/seed/index.js';
 import { toolName } from '../src/mcp/catalog.js';
 import { JSONRPC_ERROR } from '../src/mcp/errors.js';
 import { MAX_BATCH_MESSAGES } from '../src/mcp/http.js';
@@ -22,6 +21,7 @@ import { ProcessingActivity } from '../src/resources/context/schema.js';
 import { publicRoutes } from '../src/resources/index.js';
 import { Supplier } from '../src/resources/suppliers/schema.js';
 import { Criticality, SCOPES, type Scope } from '../src/schema/fields.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { type Finished, finished } from './support/child.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 import { scrape } from './support/metrics.js';

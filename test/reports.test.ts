@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { generateSeedDocument } from '../src/management/seed/index.js';
 import { signObjectUrl } from '../src/reports/signed-url.js';
 import { OBJECT_SLICE_BYTES } from '../src/reports/storage.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 const BASE_URL = 'https://api.example.test';

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TSchema } from 'typebox';
 import { checker } from '../src/http/validation.js';
-import { generateSeedDocument } from '../src/management/seed/index.js';
 import { risksRoutes } from '../src/resources/risks/routes.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { assertError, Harness, type Response, type TestWorkspace } from './support/harness.js';
 
 let h: Harness;

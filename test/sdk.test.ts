@@ -42,8 +42,8 @@ import {
   webhooks,
 } from '../sdk/src/index.js';
 import { importCollectionNames } from '../src/management/import.js';
-import { generateSeedDocument } from '../src/management/seed/index.js';
 import { apiDocumentText } from '../src/openapi/reference.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { contract } from './support/contract.js';
 import { Harness, type TestWorkspace } from './support/harness.js';
 import { FlakyProxy } from './support/proxy.js';

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ApiKey, User, Workspace } from '../src/management/schemas.js';
-import { generateSeedDocument } from '../src/management/seed/index.js';
 import { ActionPlan, ActionPlanItem } from '../src/resources/action-plans/schema.js';
 import { Alert, Insight } from '../src/resources/alerts/schema.js';
 import { Assessment, Gap } from '../src/resources/assessments/schema.js';
@@ -30,6 +29,7 @@ import {
 import { Supplier, SupplierDetail } from '../src/resources/suppliers/schema.js';
 import { WebhookDelivery, WebhookEndpoint } from '../src/resources/webhooks/schema.js';
 import type { Resource } from '../src/schema/resource.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { Harness } from './support/harness.js';
 
 const RESOURCES: Resource[] = [

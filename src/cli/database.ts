@@ -1,7 +1,7 @@
 // The commands that work on a database directly, not over HTTP (`migrate`, `store copy`): opening the embedded
 // store in a DATA_DIR (under its lock) or a PostgreSQL server, named in messages without a password.
 // Loaded when used, so that the HTTP commands do not pay for the database drivers.
-import type { Db } from '../../storage/db.js';
+import type { Db } from '../storage/db.js';
 import { CliError } from './errors.js';
 
 /** An open database, what to call it in messages, and what to release after. */
@@ -19,7 +19,7 @@ export function displayUrl(url: string): string {
 }
 
 export async function openServer(url: string): Promise<OpenedDb> {
-  const { openPostgres } = await import('../../storage/db.js');
+  const { openPostgres } = await import('../storage/db.js');
   const target = displayUrl(url);
   const db = await openPostgres(url, { max: 1 }).catch((error: Error) => {
     throw new CliError(`Cannot connect to ${target}: ${error.message}`);
@@ -31,7 +31,7 @@ export async function openServer(url: string): Promise<OpenedDb> {
  * when two processes open one directory. `existing`: refuse a directory that holds no store yet. */
 export async function openDataDir(dataDir: string, options: { existing?: boolean } = {}): Promise<OpenedDb> {
   const [{ openEmbedded }, { DataDirLockedError, lockDataDir }, { existsSync }, { join }] = await Promise.all(
-    [import('../../storage/db.js'), import('../../storage/lock.js'), import('node:fs'), import('node:path')],
+    [import('../storage/db.js'), import('../storage/lock.js'), import('node:fs'), import('node:path')],
   );
   const target = join(dataDir, 'pgdata');
   if (options.existing && !existsSync(join(target, 'PG_VERSION')))

@@ -1,8 +1,8 @@
 // The word lists the seed data is written from. Draws pick from these lists by position, so their order
 // (and length) is part of the output: reordering or adding an entry changes the data.
-import type { InsightCategory } from '../../resources/alerts/schema.js';
-import type { AssetType, CloudProvider } from '../../resources/assets/schema.js';
-import type { RiskCategory, RiskSourceDomain } from '../../resources/risks/schema.js';
+import type { InsightCategory } from '../resources/alerts/schema.js';
+import type { AssetType, CloudProvider } from '../resources/assets/schema.js';
+import type { RiskCategory, RiskSourceDomain } from '../resources/risks/schema.js';
 
 type CloudProviderName = (typeof CloudProvider)[number];
 

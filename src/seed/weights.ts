@@ -3,16 +3,16 @@
 // A draw walks the values in the order they are written here, so the order is part of the output: reordering
 // two entries changes the data even with the same weights. Keys are never integer-like, so JavaScript keeps
 // a record's keys in the order they are written.
-import { ActionPlanItemStatus, FINISHED_ITEM_STATUSES } from '../../resources/action-plans/schema.js';
-import { AlertSeverity, InsightCategory } from '../../resources/alerts/schema.js';
+import { ActionPlanItemStatus, FINISHED_ITEM_STATUSES } from '../resources/action-plans/schema.js';
+import { AlertSeverity, InsightCategory } from '../resources/alerts/schema.js';
 import {
   AssessmentDecision,
   AssessmentStatus,
   AssessmentType,
   GapSeverity,
-} from '../../resources/assessments/schema.js';
-import { AssetType, CloudProvider, Exposure } from '../../resources/assets/schema.js';
-import { ThreatSeverity, ThreatSource, ThreatStatus } from '../../resources/context/schema.js';
+} from '../resources/assessments/schema.js';
+import { AssetType, CloudProvider, Exposure } from '../resources/assets/schema.js';
+import { ThreatSeverity, ThreatSource, ThreatStatus } from '../resources/context/schema.js';
 import {
   RiskAcceptanceStatus,
   RiskCategory,
@@ -21,8 +21,8 @@ import {
   RiskType,
   TreatmentStatus,
   TreatmentStrategy,
-} from '../../resources/risks/schema.js';
-import { Criticality, SupplierSize, SupplierStatus } from '../../schema/fields.js';
+} from '../resources/risks/schema.js';
+import { Criticality, SupplierSize, SupplierStatus } from '../schema/fields.js';
 import type { Rng } from './random.js';
 import type { CountryCode } from './vocabulary.js';
 

@@ -1,5 +1,5 @@
 // Risks with their treatments and acceptance letters.
-import { type RiskAcceptanceStatus, RiskSourceDomain } from '../../resources/risks/schema.js';
+import { type RiskAcceptanceStatus, RiskSourceDomain } from '../resources/risks/schema.js';
 import { DAY, date, HOUR, iso } from './format.js';
 import type { RiskPlan } from './plan.js';
 import type { SupplierInfo, Unit } from './unit.js';

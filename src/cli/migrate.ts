@@ -5,7 +5,7 @@ import { type Output, print } from './output.js';
 
 /** The database of the configuration. */
 async function openConfigured(): Promise<OpenedDb> {
-  const { loadConfig } = await import('../../config.js');
+  const { loadConfig } = await import('../config.js');
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -16,7 +16,7 @@ async function openConfigured(): Promise<OpenedDb> {
 }
 
 export async function runMigrations(out: Output): Promise<void> {
-  const { migrate } = await import('../../storage/migrate.js');
+  const { migrate } = await import('../storage/migrate.js');
   const { db, target, release } = await openConfigured();
   try {
     const applied = await migrate(db);

@@ -2,10 +2,10 @@
 // public API with an API key through the SDK. It needs neither the management API nor a database. The MCP
 // SDK (and the ajv it brings) is loaded when the command runs, not at every start of the CLI.
 import { type Command, Option } from 'commander';
-import { createClient } from '../../../../sdk/src/index.js';
-import type { HttpTimeouts } from '../../../http/edge.js';
-import { isLoopback, MCP_PATH } from '../../../mcp/address.js';
-import { packageVersion } from '../../../version.js';
+import { createClient } from '../../../sdk/src/index.js';
+import type { HttpTimeouts } from '../../http/edge.js';
+import { isLoopback, MCP_PATH } from '../../mcp/address.js';
+import { packageVersion } from '../../version.js';
 import { CliError } from '../errors.js';
 import { examples, integer } from '../options.js';
 
@@ -61,8 +61,8 @@ ${examples([
               'TPRM_API_KEY (and --api-key) so that each client sends its own key.',
           );
         const [{ serveHttp }, { ConfigError, httpTimeouts }] = await Promise.all([
-          import('../../../mcp/http.js'),
-          import('../../../config.js'),
+          import('../../mcp/http.js'),
+          import('../../config.js'),
         ]);
         let timeouts: HttpTimeouts;
         try {
@@ -85,8 +85,8 @@ ${examples([
       const client = clientFor(configuredKey);
       if (!client) throw new CliError('No API key: set TPRM_API_KEY (or pass --api-key).');
       const [{ createMcpServer }, { serveStdio }] = await Promise.all([
-        import('../../../mcp/server.js'),
-        import('../../../mcp/stdio.js'),
+        import('../../mcp/server.js'),
+        import('../../mcp/stdio.js'),
       ]);
       // The client ends the session by closing our stdin.
       await serveStdio(createMcpServer(client, version));

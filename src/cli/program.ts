@@ -1,6 +1,6 @@
 // The `tprm` program: global options, help, version, and the command groups.
 import { Command } from 'commander';
-import { packageVersion } from '../../version.js';
+import { packageVersion } from '../version.js';
 import { auditCommands } from './commands/audit.js';
 import { dataCommands } from './commands/data.js';
 import { keyCommands } from './commands/keys.js';

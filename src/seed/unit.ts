@@ -1,9 +1,9 @@
 // A "unit" is one supplier with everything hanging off it, plus its share of the workspace-wide collections.
 // This module holds what every builder of a unit uses: the options resolved into a context, record ids,
 // and the Unit that numbers, stamps and collects the records.
-import type { AuditActorType } from '../../resources/audit-logs/schema.js';
-import type { VendorProfile } from '../../schema/fields.js';
-import type { AuditAction } from '../../storage/audit.js';
+import type { AuditActorType } from '../resources/audit-logs/schema.js';
+import type { VendorProfile } from '../schema/fields.js';
+import type { AuditAction } from '../storage/audit.js';
 import { DAY, iso } from './format.js';
 import { finalizeHash, hex32, mixWord, type Rng } from './random.js';
 import { FIRST_NAMES, LAST_NAMES } from './vocabulary.js';

@@ -1,8 +1,8 @@
 // Suppliers and what their assessments produce: the assessment, its gaps, its report (and its action plan,
 // built in action-plans.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import type { AssessmentDecision } from '../../resources/assessments/schema.js';
-import { Criticality, type RiskGroup, VendorProfile } from '../../schema/fields.js';
+import type { AssessmentDecision } from '../resources/assessments/schema.js';
+import { Criticality, type RiskGroup, VendorProfile } from '../schema/fields.js';
 import { buildActionPlan } from './action-plans.js';
 import { ascii, DAY, date, HOUR, iso } from './format.js';
 import type { AssessmentPlan } from './plan.js';

@@ -1,7 +1,7 @@
 // The plan of a unit: how many records of each kind it has, drawn from a stream of its own so that
 // `countSeedRecords` can walk the plans without building a record.
-import type { AssessmentStatus } from '../../resources/assessments/schema.js';
-import type { RiskStatus } from '../../resources/risks/schema.js';
+import type { AssessmentStatus } from '../resources/assessments/schema.js';
+import type { RiskStatus } from '../resources/risks/schema.js';
 import { PLAN_STREAM_SALT, Rng } from './random.js';
 import { SETUP_KEYS } from './setup.js';
 import type { SeedContext } from './unit.js';

@@ -1,6 +1,6 @@
 // Workspaces and their users.
 import type { Command } from 'commander';
-import type { Plan } from '../../../schema/fields.js';
+import type { Plan } from '../../schema/fields.js';
 import { act } from '../command.js';
 import { examples, pick, planOption, quotaOption, requireChanges } from '../options.js';
 import { print, record, table } from '../output.js';

@@ -1,6 +1,6 @@
 // Option parsers and helpers shared by the commands.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { Plans } from '../../schema/fields.js';
+import { Plans } from '../schema/fields.js';
 
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {

@@ -1,6 +1,6 @@
 // Action plans with their items, and alerts.
-import type { ActionPlanItemStatus } from '../../resources/action-plans/schema.js';
-import type { AlertScope } from '../../resources/alerts/schema.js';
+import type { ActionPlanItemStatus } from '../resources/action-plans/schema.js';
+import type { AlertScope } from '../resources/alerts/schema.js';
 import { DAY, date, iso } from './format.js';
 import type { SupplierInfo, Unit } from './unit.js';
 import { ITEM_NOTES, ORG_ALERT_TITLES, SUPPLIER_ALERT_TITLES } from './vocabulary.js';

@@ -2,7 +2,7 @@
 // API returns once are shown with a warning that goes to stderr under --json, so stdout stays parseable.
 // Nothing from the server reaches the terminal with a control character in it (P106).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { CONTROL_CHARACTERS, SCOPES } from '../../schema/fields.js';
+import { CONTROL_CHARACTERS, SCOPES } from '../schema/fields.js';
 
 /**
  * `text` with each control character (C0, DEL, C1) written out as an escape that shows it: `\x1b`, or in JSON

@@ -7,8 +7,8 @@
 // Exit codes: 0 success, 1 the operation failed (API error, unreachable server, bad file), 2 usage error.
 import { existsSync } from 'node:fs';
 import { CommanderError } from 'commander';
-import { describeError, errorJson } from './cli/errors.js';
-import { buildProgram } from './cli/program.js';
+import { describeError, errorJson } from './errors.js';
+import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');

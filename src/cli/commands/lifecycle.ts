@@ -1,9 +1,9 @@
 // Lifecycle actions the service itself would perform: assessment status, report rendering, alerts, asset
 // review and action-plan item status.
 import type { Command } from 'commander';
-import type { SettableItemStatus } from '../../../resources/action-plans/schema.js';
-import type { AlertScope, AlertSeverity } from '../../../resources/alerts/schema.js';
-import type { AssessmentDecision, AssessmentStatus } from '../../../resources/assessments/schema.js';
+import type { SettableItemStatus } from '../../resources/action-plans/schema.js';
+import type { AlertScope, AlertSeverity } from '../../resources/alerts/schema.js';
+import type { AssessmentDecision, AssessmentStatus } from '../../resources/assessments/schema.js';
 import { act } from '../command.js';
 import { examples, pick } from '../options.js';
 import { print, record } from '../output.js';

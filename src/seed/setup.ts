@@ -4,11 +4,11 @@
 // endpoint and instants. The first start creates the workspace and its first user with these names
 // (bootstrap.ts); the OpenAPI examples show these records (src/openapi/seed-samples.ts, P121).
 import { createHash } from 'node:crypto';
-import { generateSigningSecret } from '../../../sdk/src/signing.js';
-import type { DeliveryStatus } from '../../events/delivery-status.js';
-import { SCOPES, type Scope, type WebhookEvent } from '../../schema/fields.js';
-import { generateApiKey } from '../../security/secrets.js';
-import { DEFAULT_ASSESSMENT_QUOTA } from '../operations.js';
+import { generateSigningSecret } from '../../sdk/src/signing.js';
+import type { DeliveryStatus } from '../events/delivery-status.js';
+import { DEFAULT_ASSESSMENT_QUOTA } from '../management/operations.js';
+import { SCOPES, type Scope, type WebhookEvent } from '../schema/fields.js';
+import { generateApiKey } from '../security/secrets.js';
 import { ascii, DAY, iso } from './format.js';
 import { recordId, type SeedContext, type SeedRecord, WORKSPACE_USERS } from './unit.js';
 import { FIRST_NAMES, LAST_NAMES } from './vocabulary.js';

@@ -1,6 +1,6 @@
 // Webhook endpoints and their delivery attempts.
 import { type Command, Option } from 'commander';
-import { type WebhookEvent, WebhookEvents } from '../../../schema/fields.js';
+import { type WebhookEvent, WebhookEvents } from '../../schema/fields.js';
 import { act } from '../command.js';
 import { examples, list, pick, requireChanges } from '../options.js';
 import { print, printWithSecret, record, table } from '../output.js';

@@ -1,8 +1,13 @@
 // The one place that talks to the management API: the typed admin client over fetch. An error answer
 // becomes an ApiCallError with the API's code, message, details and request id; an unreachable server, a
 // bad URL or a missing token a CliError saying what to set.
-import { adminRoutes } from '../admin-routes.js';
-import { type AdminClient, type AdminRequest, type AdminTransport, createAdminClient } from '../client.js';
+import { adminRoutes } from '../management/admin-routes.js';
+import {
+  type AdminClient,
+  type AdminRequest,
+  type AdminTransport,
+  createAdminClient,
+} from '../management/client.js';
 import { ApiCallError, CliError } from './errors.js';
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081';

@@ -1,6 +1,6 @@
 // The store itself, offline: `store copy` moves the embedded store of a DATA_DIR to a PostgreSQL server.
 import type { Command } from 'commander';
-import type { CopyReport } from '../../../storage/copy.js';
+import type { CopyReport } from '../../storage/copy.js';
 import { act, type Io } from '../command.js';
 import { openDataDir, openServer } from '../database.js';
 import { CliError } from '../errors.js';
@@ -44,7 +44,7 @@ async function copyStore(io: Io, opts: CopyOptions): Promise<void> {
   if (!url) throw new CliError('Name the target database: --to postgres://… (or set DATABASE_URL).');
   if (!/^postgres(ql)?:\/\//.test(url))
     throw new CliError('--to must be a postgres:// or postgresql:// URL.');
-  const [{ resolve }, storage] = await Promise.all([import('node:path'), import('../../../storage/copy.js')]);
+  const [{ resolve }, storage] = await Promise.all([import('node:path'), import('../../storage/copy.js')]);
   const source = await openDataDir(resolve(dataDir), { existing: true });
   try {
     const target = await openServer(url);

@@ -2,8 +2,8 @@
 // products and services with their impact analyses, processing activities), assets, threats, insights and
 // organizational alerts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import type { AssetSource, ReviewStatus } from '../../resources/assets/schema.js';
-import type { Criticality } from '../../schema/fields.js';
+import type { AssetSource, ReviewStatus } from '../resources/assets/schema.js';
+import type { Criticality } from '../schema/fields.js';
 import { buildAlert } from './action-plans.js';
 import { cycled, DAY, date, fill, iso } from './format.js';
 import type { UnitPlan } from './plan.js';

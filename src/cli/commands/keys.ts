@@ -1,6 +1,6 @@
 // API keys of the public API.
 import type { Command } from 'commander';
-import { SCOPES, type Scope } from '../../../schema/fields.js';
+import { SCOPES, type Scope } from '../../schema/fields.js';
 import { act } from '../command.js';
 import { examples, list, pick } from '../options.js';
 import { keyStatus, keyView, print, printWithSecret, record, scopesText, table } from '../output.js';

@@ -3,10 +3,10 @@
 // `node dist/src/main.js`. OpenTelemetry is started first when OTEL_* asks for traces (P133), since its
 // instrumentations must see the service's modules load.
 import { type Command, Option } from 'commander';
-import { settingVariables } from '../../../config.js';
+import { settingVariables } from '../../config.js';
 // Only the environment check and the starter: the SDK itself is imported by startTracing when it is called.
-import { startTracing, TracingConfigError, tracingRequested } from '../../../telemetry/tracing.js';
-import { packageVersion } from '../../../version.js';
+import { startTracing, TracingConfigError, tracingRequested } from '../../telemetry/tracing.js';
+import { packageVersion } from '../../version.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
 
@@ -64,6 +64,6 @@ ${examples([
         if (error instanceof TracingConfigError) throw new CliError(error.message);
         throw error;
       }
-      await import('../../../main.js');
+      await import('../../main.js');
     });
 }
