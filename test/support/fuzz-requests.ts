@@ -1,4 +1,4 @@
-// Requests generated from the route table for test/fuzz.test.ts: the RouteDef query and body schemas (JSON
+// Requests generated from the route table for test/cross-cutting/fuzz.test.ts: the RouteDef query and body schemas (JSON
 // Schema) give valid values, and each part of a request may instead be hostile — path ids that are not
 // uuids or belong to another tenant, wrong query values, tampered and foreign cursors, bodies of the wrong
 // type with unknown fields, huge and empty strings, NUL, lone surrogates, invalid UTF-8, deep nesting,
