@@ -1,18 +1,13 @@
 // risk-data-api.md "Authentication" 1-8 and decisions 27, 39: key format and storage, revocation and plan
 // changes effective on the very next request on every instance, pii:read additive only.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SCOPES } from '../../src/schema/fields.js';
 import { sha256 } from '../../src/security/secrets.js';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, Harness, useHarness } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
 
-let h: Harness;
-let ws: TestWorkspace;
-
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
+const { h, ws } = useHarness({ workspaces: ['ws'] }, async () => {
   await h.import(ws.id, {
     suppliers: [
       {
@@ -25,7 +20,6 @@ before(async () => {
     ],
   });
 });
-after(() => h.close());
 
 describe('keys', () => {
   test('a key has a recognisable prefix and 256 bits of randomness; only its SHA-256 is stored', async () => {

@@ -6,20 +6,13 @@
 // the workspace's suppliers, assessments and audit entries counted before and after (never a partial write).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { assertError, Harness, type Response, type TestWorkspace } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { assertError, type Harness, type Response, useHarness } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
-
-let h: Harness;
-let ws: TestWorkspace;
-let other: TestWorkspace;
 
 const TAGGED = randomUUID(); // the one supplier carrying the tag `cloud`
 
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-  other = await h.workspace();
+const { h, ws, other } = useHarness({ workspaces: ['ws', 'other'] }, async () => {
   const suppliers = [
     { id: TAGGED, name: 'Tagged', tags: ['cloud'], status: 'active', created_at: '2025-01-03T00:00:00Z' },
     { name: 'Second', status: 'pending', created_at: '2025-01-02T00:00:00Z' },
@@ -28,7 +21,6 @@ before(async () => {
   await h.import(ws.id, { suppliers });
   await h.import(other.id, { suppliers: suppliers.map(({ id: _id, ...rest }) => rest) });
 });
-after(() => h.close());
 
 type ApiOptions = Parameters<Harness['api']>[2];
 

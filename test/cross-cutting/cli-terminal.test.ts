@@ -9,21 +9,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { tprmRunner } from '../support/cli.js';
-import { Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
 let adminUrl: string;
 let cwd: string;
 
-before(async () => {
-  h = await Harness.start();
+const { h } = useHarness({}, async () => {
   await h.adminApp.listen({ port: 0, host: '127.0.0.1' });
   adminUrl = `http://127.0.0.1:${(h.adminApp.server.address() as AddressInfo).port}`;
   cwd = await mkdtemp(join(tmpdir(), 'tprm-cli-'));
 });
-after(() => h.close());
 
 const { tprm, ok } = tprmRunner(() => ({ adminUrl, adminToken: h.adminToken, cwd }));
 

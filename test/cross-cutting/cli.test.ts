@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { importCollectionNames } from '../../src/management/import.js';
 import { SCOPES } from '../../src/schema/fields.js';
@@ -16,20 +16,17 @@ import { countSeedRecords, generateSeedDocument } from '../../src/seed/index.js'
 import { lockDataDir } from '../../src/storage/lock.js';
 import { loadMigrations } from '../../src/storage/migrations.js';
 import { tprmRunner } from '../support/cli.js';
-import { Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
 let adminUrl: string;
 let cwd: string;
 
-before(async () => {
-  h = await Harness.start();
+const { h } = useHarness({}, async () => {
   await h.adminApp.listen({ port: 0, host: '127.0.0.1' });
   adminUrl = `http://127.0.0.1:${(h.adminApp.server.address() as AddressInfo).port}`;
   // An empty working directory: no stray .env is read.
   cwd = await mkdtemp(join(tmpdir(), 'tprm-cli-'));
 });
-after(() => h.close());
 
 const { tprm, ok } = tprmRunner(() => ({ adminUrl, adminToken: h.adminToken, cwd }));
 

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { signatureHeader } from '../../sdk/src/signing.js';
-import { Harness, type TestWorkspace } from '../support/harness.js';
+import { type TestWorkspace, useHarness } from '../support/harness.js';
 import { eventually } from '../support/receiver.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
@@ -54,14 +54,11 @@ function run(script: string, env: Record<string, string>): Promise<Example & { u
 }
 
 // One service for every example.
-let h: Harness;
 let apiUrl: string;
-before(async () => {
-  h = await Harness.start({ env: { WEBHOOK_ALLOW_INSECURE_URLS: 'true' } });
+const { h } = useHarness({ env: { WEBHOOK_ALLOW_INSECURE_URLS: 'true' } }, async () => {
   await h.publicApp.listen({ port: 0, host: '127.0.0.1' });
   apiUrl = `http://127.0.0.1:${(h.publicApp.server.address() as AddressInfo).port}/v1`;
 });
-after(() => h.close());
 
 describe('examples/webhook-receiver.mjs', () => {
   let ws: TestWorkspace;

@@ -10,7 +10,7 @@
 // all; default 10,000 on PostgreSQL, fewer on the embedded store). Rerun one failure with the printed
 // command; fast-check shrinks a failing request to a small one before reporting it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import type { RouteDef } from '../../src/http/route.js';
 import { publicRoutes } from '../../src/resources/index.js';
@@ -23,7 +23,7 @@ import {
   routeRequests,
   strayRequests,
 } from '../support/fuzz-requests.js';
-import { ENGINE, Harness, type Response } from '../support/harness.js';
+import { ENGINE, type Response, useHarness } from '../support/harness.js';
 import { invariantProblems, omissibleFields } from '../support/invariants.js';
 import { createTwin, ROUTE_COVERAGE, type Tenant } from '../support/twin-tenants.js';
 
@@ -45,14 +45,12 @@ const targets: { name: string; requests: () => fc.Arbitrary<FuzzRequest> }[] = [
 ];
 const runsPerTarget = Math.ceil(RUNS / targets.length);
 
-let h: Harness;
 let tenants: Tenant[];
 let world: FuzzWorld;
 const statuses = new Map<number, number>();
 
-before(async () => {
-  console.log(`Contract fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (${runsPerTarget} requests per target)`);
-  h = await Harness.start();
+console.log(`Contract fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (${runsPerTarget} requests per target)`);
+const { h } = useHarness({}, async () => {
   const A = await createTwin(h, 'A');
   const B = await createTwin(h, 'B');
   tenants = [A, B];
@@ -136,7 +134,6 @@ before(async () => {
     downloads,
   };
 });
-after(() => h.close());
 
 const routeMatchers = publicRoutes.map((route) => ({
   route,

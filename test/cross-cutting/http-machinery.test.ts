@@ -12,20 +12,13 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ERROR_STATUS } from '../../src/contract/errors.js';
 import { adminRoutes } from '../../src/management/admin-routes.js';
 import { publicRoutes } from '../../src/resources/index.js';
-import { Harness, type Response, type TestWorkspace } from '../support/harness.js';
+import { Harness, type Response, useHarness } from '../support/harness.js';
 import { parseResponses, type RawResponse, rawConnection, rawRequest } from '../support/raw-http.js';
-
-let h: Harness;
-let ws: TestWorkspace;
 
 // One window that never rolls over during the run, so counting tests can compare X-RateLimit-Remaining.
 const NEVER_RESETS = [{ name: 'test-run', limit: 1_000_000, windowMs: 2 ** 42 }];
 
-before(async () => {
-  h = await Harness.start({ buckets: { workspace: NEVER_RESETS } });
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ buckets: { workspace: NEVER_RESETS }, workspaces: ['ws'] });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,17 +1,10 @@
 // risk-data-api.md "Shared parameters" (Idempotency-Key), "Errors" (409), "Limits"; decisions 7-10, 39.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { purgeIdempotencyKeys } from '../../src/http/idempotency.js';
-import { assertError, ENGINE, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, ENGINE, useHarness } from '../support/harness.js';
 
-let h: Harness;
-let ws: TestWorkspace;
-
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ workspaces: ['ws'] });
 
 const post = (body: unknown, key: string, w = ws) =>
   h.api('POST', '/suppliers', { key: w.key, body, headers: { 'idempotency-key': key } });

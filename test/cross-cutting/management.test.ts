@@ -5,20 +5,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ADMIN_FAILURE_BUCKETS, createMemoryRateLimiter } from '../../src/http/rate-limit.js';
 import { adminTokenWeakness, generateAdminToken } from '../../src/security/secrets.js';
-import { assertError, Harness, type Response, type TestWorkspace } from '../support/harness.js';
+import { assertError, Harness, type Response, useHarness } from '../support/harness.js';
 
-let h: Harness;
-let ws: TestWorkspace;
-
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ workspaces: ['ws'] });
 
 const auditActions = async (workspaceId: string) =>
   (

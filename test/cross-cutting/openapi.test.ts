@@ -28,7 +28,7 @@ import { publicRoutes } from '../../src/resources/index.js';
 import { WebhookEvents } from '../../src/schema/fields.js';
 import { generateSeedDocument } from '../../src/seed/index.js';
 import { adminContract, contract } from '../support/contract.js';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, Harness, type TestWorkspace, useHarness } from '../support/harness.js';
 import { freePort } from '../support/redis.js';
 
 const ROOT = new URL('../../../', import.meta.url);
@@ -112,13 +112,7 @@ function checkExamples(doc: Json): number {
   return checked;
 }
 
-let h: Harness;
-let ws: TestWorkspace;
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ workspaces: ['ws'] });
 
 describe('the document', () => {
   test('is a valid OpenAPI 3.1 document for @apidevtools/swagger-parser', async () => {

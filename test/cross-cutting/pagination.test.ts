@@ -1,17 +1,10 @@
 // risk-data-api.md "Collection meta", "Shared parameters" (limit, cursor), "What the service does" 7-8;
 // decisions 2, 12, 14, 38: keyset cursors that are stable while rows are written, opaque and tamper-evident.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { assertError, useHarness } from '../support/harness.js';
 
-let h: Harness;
-let ws: TestWorkspace;
-
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ workspaces: ['ws'] });
 
 async function walk(key: string, query: string, between?: (page: number) => Promise<void>) {
   const seen: string[] = [];

@@ -13,7 +13,7 @@ import {
   REFERENCE_BUCKETS,
   WORKSPACE_BUCKETS,
 } from '../../src/http/rate-limit.js';
-import { assertError, Harness, type Response, type TestWorkspace } from '../support/harness.js';
+import { assertError, Harness, type Response, useHarness } from '../support/harness.js';
 import { LogCapture, testLogger } from '../support/logs.js';
 import { type Scrape, scrape } from '../support/metrics.js';
 import { type PrivateRedis, privateRedisUnavailable, startPrivateRedis } from '../support/redis.js';
@@ -24,23 +24,18 @@ const needsRedis = {
   skip: (!process.env.TEST_REDIS_URL && 'TEST_REDIS_URL is not set') || privateRedisUnavailable || false,
 };
 
-let h: Harness;
-let ws: TestWorkspace;
 let clock = Date.parse('2026-01-01T00:00:00.200Z');
 
-before(async () => {
-  h = await Harness.start({
-    limiter: createMemoryRateLimiter({ now: () => clock }),
-    buckets: {
-      workspace: WORKSPACE_BUCKETS,
-      pdf: PDF_BUCKETS,
-      address: [{ name: 'addr-second', limit: 5, windowMs: 1000 }],
-      reference: REFERENCE_BUCKETS,
-    },
-  });
-  ws = await h.workspace();
+const { h, ws } = useHarness({
+  limiter: createMemoryRateLimiter({ now: () => clock }),
+  buckets: {
+    workspace: WORKSPACE_BUCKETS,
+    pdf: PDF_BUCKETS,
+    address: [{ name: 'addr-second', limit: 5, windowMs: 1000 }],
+    reference: REFERENCE_BUCKETS,
+  },
+  workspaces: ['ws'],
 });
-after(() => h.close());
 
 describe("workspace buckets with the specification's limits", () => {
   test('60 requests in one second pass, the 61st is a 429 with Retry-After; 4xx count too; a 429 consumes nothing', async () => {

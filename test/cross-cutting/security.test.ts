@@ -4,19 +4,15 @@
 // covered without touching this file.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { RouteDef } from '../../src/http/route.js';
 import { publicRoutes } from '../../src/resources/index.js';
 import { SCOPES } from '../../src/schema/fields.js';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, type Harness, useHarness } from '../support/harness.js';
 
-let h: Harness;
-let ws: TestWorkspace;
 const keys: Record<string, string> = {};
 
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
+const { h, ws } = useHarness({ workspaces: ['ws'] }, async () => {
   keys.revoked = (await h.key(ws.id, ws.userId, SCOPES)).secret;
   const revokedId = (await h.admin('GET', `/admin/workspaces/${ws.id}/api-keys`)).json.data.find(
     (key: { id: string }) => key.id !== ws.keyId,
@@ -28,7 +24,6 @@ before(async () => {
   keys.piiOnly = (await h.key(ws.id, ws.userId, ['pii:read'])).secret;
   keys.unknown = `tprm_0123abcd_${'A'.repeat(43)}`;
 });
-after(() => h.close());
 
 function call(route: RouteDef, key: string | null): ReturnType<Harness['api']> {
   const path = route.url.replace(/:\w+/g, randomUUID());

@@ -3,7 +3,7 @@
 // (decisions P48, P124). Compared on every stored record of a seeded workspace, with and without the personal
 // fields, plus text that needs escaping.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ApiKey, User, Workspace } from '../../src/management/schemas.js';
 import { ActionPlan, ActionPlanItem } from '../../src/resources/action-plans/schema.js';
 import { Alert, Insight } from '../../src/resources/alerts/schema.js';
@@ -30,7 +30,7 @@ import { Supplier, SupplierDetail } from '../../src/resources/suppliers/schema.j
 import { WebhookDelivery, WebhookEndpoint } from '../../src/resources/webhooks/schema.js';
 import type { Resource } from '../../src/schema/resource.js';
 import { generateSeedDocument } from '../../src/seed/index.js';
-import { Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
 const RESOURCES: Resource[] = [
   Workspace,
@@ -71,10 +71,7 @@ const AWKWARD = [
   '',
 ];
 
-let h: Harness;
-
-before(async () => {
-  h = await Harness.start();
+const { h } = useHarness({}, async (): Promise<void> => {
   const ws = await h.workspace();
   const seed = generateSeedDocument({ size: { suppliers: 12 }, seed: 77 });
   const { audit_logs: _audit, ...document } = seed;
@@ -104,8 +101,6 @@ before(async () => {
   });
   assert.equal(alert.status, 201, alert.body);
 });
-
-after(() => h.close());
 
 for (const resource of RESOURCES) {
   test(`${resource.name}: row() renders the bytes json() builds, on every stored record`, async () => {

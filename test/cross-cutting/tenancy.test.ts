@@ -7,15 +7,14 @@
 // others' rows
 // byte for byte unchanged. A route or an Import collection added without coverage fails the first tests.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { RouteDef } from '../../src/http/route.js';
 import { importCollectionNames } from '../../src/management/import.js';
 import { publicRoutes } from '../../src/resources/index.js';
-import { Harness, type Response } from '../support/harness.js';
+import { type Response, useHarness } from '../support/harness.js';
 import { invariantProblems, routeKey } from '../support/invariants.js';
 import { createTwin, ROUTE_COVERAGE, type Tenant, TWIN_RECORDS } from '../support/twin-tenants.js';
 
-let h: Harness;
 let A: Tenant;
 let B: Tenant;
 let C: Tenant;
@@ -39,8 +38,7 @@ const probeIds = (tenant: Tenant) => [
   ...[...tenant.made.values()].flat(),
 ];
 
-before(async () => {
-  h = await Harness.start();
+const { h } = useHarness({}, async () => {
   A = await createTwin(h, 'A');
   B = await createTwin(h, 'B');
   tenants = [A, B];
@@ -53,7 +51,6 @@ before(async () => {
   C = await createTwin(h, 'C', A);
   tenants = [A, B, C];
 });
-after(() => h.close());
 
 const others = (caller: Tenant) => tenants.filter((tenant) => tenant !== caller);
 /** An id that names something of another tenant and nothing of the caller's. */

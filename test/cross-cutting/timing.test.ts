@@ -9,19 +9,12 @@
 // pairs. Busy machines add noise to both sides alike, which the medians and the pairing absorb.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import { Harness, type TestWorkspace } from '../support/harness.js';
+import { test } from 'node:test';
+import { useHarness } from '../support/harness.js';
 
 const PAIRS = 2000;
 
-let h: Harness;
-let ws: TestWorkspace;
-
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ workspaces: ['ws'] });
 
 // A fresh secret every time, so that no cache can remember a rejected key.
 const secret = () => randomBytes(32).toString('base64url');

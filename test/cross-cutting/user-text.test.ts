@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 import { CITATION, stringLiterals } from '../support/string-literals.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -33,11 +33,7 @@ function strings(value: unknown, path = '#'): { path: string; text: string }[] {
 }
 
 describe('user-facing text cites no decision', () => {
-  let h: Harness;
-  before(async () => {
-    h = await Harness.start();
-  });
-  after(() => h.close());
+  const { h } = useHarness();
 
   test('the OpenAPI documents served on both listeners', async () => {
     const served = {

@@ -3,12 +3,8 @@
 // 26, 35, 38, 40, 43.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
-
-let h: Harness;
-let ws: TestWorkspace;
-let other: TestWorkspace;
+import { describe, test } from 'node:test';
+import { assertError, useHarness } from '../support/harness.js';
 
 const DAY = 86_400_000;
 /** A calendar date `days` from today (UTC); tests stay days away from "today" so midnight cannot flip them. */
@@ -32,10 +28,7 @@ const item = {
   noDueDate: randomUUID(), // not overdue: no due date
 };
 
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-  other = await h.workspace();
+const { h, ws, other } = useHarness({ workspaces: ['ws', 'other'] }, async () => {
   const base = { description: null };
   await h.import(ws.id, {
     suppliers: [
@@ -165,7 +158,6 @@ before(async () => {
     ],
   });
 });
-after(() => h.close());
 
 const get = (path: string, key = ws.key) => h.api('GET', path, { key });
 const ids = (res: { json: { data: { id: string }[] } }) => res.json.data.map((row) => row.id);

@@ -2,12 +2,8 @@
 // management-api.md POST /admin/workspaces/{id}/alerts; decisions 12, 15, 25, 26, 35, 38, 40.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
-
-let h: Harness;
-let ws: TestWorkspace;
-let other: TestWorkspace;
+import { describe, test } from 'node:test';
+import { assertError, useHarness } from '../support/harness.js';
 
 const supplier = randomUUID();
 const otherSupplier = randomUUID(); // a supplier of the other workspace
@@ -46,10 +42,7 @@ const orgAlert = (id: string, minute: number, severity: string, resolved: boolea
 
 const I = { i1: randomUUID(), i2: randomUUID(), i3: randomUUID(), i4: randomUUID() };
 
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-  other = await h.workspace();
+const { h, ws, other } = useHarness({ workspaces: ['ws', 'other'] }, async () => {
   await h.import(other.id, { suppliers: [{ id: otherSupplier, name: 'Not yours' }] });
   await h.import(ws.id, {
     suppliers: [{ id: supplier, name: 'Alerted' }],
@@ -84,7 +77,6 @@ before(async () => {
     ],
   });
 });
-after(() => h.close());
 
 const get = (path: string, key = ws.key) => h.api('GET', path, { key });
 const ids = (res: { json: { data: { id: string }[] } }) => res.json.data.map((row) => row.id);

@@ -3,12 +3,9 @@
 // "POST /admin/assessments/{id}/status".
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { publicRoutes } from '../../src/resources/index.js';
-import { assertError, Harness, type Response, type TestWorkspace } from '../support/harness.js';
-
-let h: Harness;
-let ws: TestWorkspace;
+import { assertError, type Response, useHarness } from '../support/harness.js';
 
 // Fixture of the filter tests: two suppliers and four assessments with distinct values on every filter.
 const S1 = randomUUID();
@@ -31,9 +28,7 @@ const EVIDENCE = [
 const GAP_CODES = ['a.1', 'ISO-9', 'Z-1', 'B.2', 'ISO-10'];
 const BYTE_ORDER = ['B.2', 'ISO-10', 'ISO-9', 'Z-1', 'a.1'];
 
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
+const { h, ws } = useHarness({ workspaces: ['ws'] }, async () => {
   await h.import(ws.id, {
     suppliers: [
       { id: S1, name: 'Supplier one', vendor_profile: 'P2' },
@@ -102,7 +97,6 @@ before(async () => {
     ],
   });
 });
-after(() => h.close());
 
 const ids = (res: Response) => res.json.data.map((row: { id: string }) => row.id);
 const list = (query: string, key = ws.key) => h.api('GET', `/assessments${query}`, { key });

@@ -2,17 +2,10 @@
 // "States and transitions" (Asset rows), "Limits" (500 items); resources.md "Asset"; decisions 2, 26, 34;
 // management-api.md "POST /admin/assets/{id}/confirm" and the `assets` import collection.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { before, describe, test } from 'node:test';
+import { assertError, type TestWorkspace, useHarness } from '../support/harness.js';
 
-let h: Harness;
-let ws: TestWorkspace;
-
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ workspaces: ['ws'] });
 
 type Item = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
 // (GET /admin/workspaces/{id}/audit-chain) and by the SDK's verifyAuditChain over the public feed.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   auditEntryCanonicalText,
   auditEntryHash,
@@ -15,17 +15,14 @@ import {
 import { AUDIT_CHAIN_CHUNK, type AuditChainReport } from '../../src/resources/audit-logs/admin.js';
 import { type AuditEntry, recordAudit } from '../../src/storage/audit.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, type TestWorkspace, useHarness } from '../support/harness.js';
 
-let h: Harness;
 let baseUrl: string;
 
-before(async () => {
-  h = await Harness.start();
+const { h } = useHarness({}, async () => {
   await h.publicApp.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(h.publicApp.server.address() as { port: number }).port}/v1`;
 });
-after(() => h.close());
 
 const clientOf = (ws: TestWorkspace): TprmClient => createClient({ baseUrl, apiKey: ws.key });
 

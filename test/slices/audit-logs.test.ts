@@ -1,14 +1,13 @@
 // risk-data-api.md "Audit"; resources.md "Audit log entry"; decisions 2, 12, 13, 14, 26, 38; P72.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SCOPES } from '../../src/schema/fields.js';
 import { AUDIT_ACTIONS } from '../../src/storage/audit.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, type TestWorkspace, useHarness } from '../support/harness.js';
 import { eventually } from '../support/receiver.js';
 
-let h: Harness;
 let ws: TestWorkspace;
 let other: TestWorkspace;
 
@@ -51,8 +50,7 @@ async function workspaceWithHistory(history: ReturnType<typeof entry>[]): Promis
   return { id, userId: user.id, key: key.secret, keyId: key.id };
 }
 
-before(async () => {
-  h = await Harness.start();
+const { h } = useHarness({}, async () => {
   ws = await workspaceWithHistory([
     entry(E.e3, '2020-01-03T00:00:00Z', 'supplier.created', actor),
     entry(E.e1, '2020-01-01T00:00:00Z', 'supplier.created', actor),
@@ -62,7 +60,6 @@ before(async () => {
   ]);
   other = await h.workspace();
 });
-after(() => h.close());
 
 type Page = { json: { data: { id: string; action: string }[]; meta: Record<string, unknown> } };
 const get = (path: string, key = ws.key) => h.api('GET', path, { key });

@@ -4,13 +4,9 @@
 // management-api.md "Import document" for the context collections.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { generateSeedDocument } from '../../src/seed/index.js';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
-
-let h: Harness;
-let ws: TestWorkspace;
-let other: TestWorkspace;
+import { assertError, useHarness } from '../support/harness.js';
 
 type Rec = Record<string, unknown>;
 
@@ -103,10 +99,7 @@ const document = {
   ],
 };
 
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-  other = await h.workspace();
+const { h, ws, other } = useHarness({ workspaces: ['ws', 'other'] }, async () => {
   await h.import(ws.id, document);
   // The other workspace holds look-alike records of its own (same names and values, other ids).
   await h.import(other.id, {
@@ -123,7 +116,6 @@ before(async () => {
     business_processes: [{ name: 'Payroll', criticality: 'high', area_id: AREA_A }],
   });
 });
-after(() => h.close());
 
 async function list(path: string, query = '', key = ws.key) {
   const res = await h.api('GET', `${path}?limit=200${query}`, { key });

@@ -3,16 +3,13 @@
 // "POST /admin/reports/{id}/render", "Import document".
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { signObjectUrl } from '../../src/reports/signed-url.js';
 import { OBJECT_SLICE_BYTES } from '../../src/reports/storage.js';
 import { generateSeedDocument } from '../../src/seed/index.js';
-import { assertError, Harness, type Response, type TestWorkspace } from '../support/harness.js';
+import { assertError, Harness, type Response, useHarness } from '../support/harness.js';
 
 const BASE_URL = 'https://api.example.test';
-
-let h: Harness;
-let ws: TestWorkspace;
 
 const S1 = randomUUID();
 const S2 = randomUUID();
@@ -22,9 +19,7 @@ const R1 = randomUUID(); // S1, A1, generated 2024-03-01, created 2024-12-01
 const R2 = randomUUID(); // S1, no assessment, generated 2024-05-01, created 2024-01-01
 const R3 = randomUUID(); // S2, no assessment, generated 2024-04-01, created 2024-06-01
 
-before(async () => {
-  h = await Harness.start({ env: { PUBLIC_BASE_URL: BASE_URL } });
-  ws = await h.workspace();
+const { h, ws } = useHarness({ env: { PUBLIC_BASE_URL: BASE_URL }, workspaces: ['ws'] }, async () => {
   await h.import(ws.id, {
     suppliers: [
       { id: S1, name: 'Zürich Systems AG', domain: 'zurich-systems.example', criticality: 'high' },
@@ -92,7 +87,6 @@ before(async () => {
     ],
   });
 });
-after(() => h.close());
 
 const ids = (res: Response) => res.json.data.map((row: { id: string }) => row.id);
 const list = (query: string, key = ws.key) => h.api('GET', `/reports${query}`, { key });

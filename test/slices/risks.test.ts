@@ -2,22 +2,19 @@
 // "Risk matrix row", "Risk acceptance letter"; decisions 2, 15, 36, 37, 38, 40, 42.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { TSchema } from 'typebox';
 import { checker } from '../../src/http/validation.js';
 import { risksRoutes } from '../../src/resources/risks/routes.js';
 import { generateSeedDocument } from '../../src/seed/index.js';
-import { assertError, Harness, type Response, type TestWorkspace } from '../support/harness.js';
+import { assertError, type Response, type TestWorkspace, useHarness } from '../support/harness.js';
 
-let h: Harness;
 let ws: TestWorkspace;
 let other: TestWorkspace;
 
-before(async () => {
-  h = await Harness.start();
+const { h } = useHarness({}, async () => {
   [ws, other] = await Promise.all([h.workspace(), h.workspace({ name: 'Other' })]);
 });
-after(() => h.close());
 
 type Rec = Record<string, unknown>;
 const DAY = 86_400_000;

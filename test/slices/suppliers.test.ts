@@ -1,16 +1,9 @@
 // risk-data-api.md "Endpoints › Suppliers", resources.md "Supplier", decisions 3, 6, 7-10, 26, 41.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { describe, test } from 'node:test';
+import { assertError, useHarness } from '../support/harness.js';
 
-let h: Harness;
-let ws: TestWorkspace;
-
-before(async () => {
-  h = await Harness.start();
-  ws = await h.workspace();
-});
-after(() => h.close());
+const { h, ws } = useHarness({ workspaces: ['ws'] });
 
 const create = (body: unknown, key = ws.key, idempotencyKey = crypto.randomUUID()) =>
   h.api('POST', '/suppliers', { key, body, headers: { 'idempotency-key': idempotencyKey } });

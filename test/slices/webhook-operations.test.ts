@@ -5,7 +5,7 @@
 // library verifies the test event's signature.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { loadConfig } from '../../src/config.js';
 import { recordEvent } from '../../src/events/outbox.js';
@@ -17,7 +17,7 @@ import {
 } from '../../src/http/rate-limit.js';
 import type { WebhookEvent } from '../../src/schema/fields.js';
 import { contract } from '../support/contract.js';
-import { assertError, ENGINE, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, ENGINE, Harness, type TestWorkspace, useHarness } from '../support/harness.js';
 import { LogCapture, testLogger } from '../support/logs.js';
 import { findPromtool, promtoolProblems, scrape } from '../support/metrics.js';
 import { answerWith, eventually, Receiver, sleep } from '../support/receiver.js';
@@ -32,11 +32,10 @@ const logs = new LogCapture();
 // steps to the next one; it only moves when a test moves it.
 const clock = { t: Date.parse('2030-01-01T00:00:20.000Z') };
 
-let h: Harness;
 let receiver: Receiver;
 
-before(async () => {
-  h = await Harness.start({
+const { h } = useHarness(
+  {
     logs,
     limiter: createMemoryRateLimiter({ now: () => clock.t }),
     buckets: { webhookTests: WEBHOOK_TEST_BUCKETS },
@@ -46,14 +45,13 @@ before(async () => {
       WEBHOOK_TIMEOUT: '2s',
       WEBHOOK_DISABLE_AFTER: `${DISABLE_AFTER_MS}ms`,
     },
-  });
-  receiver = await Receiver.start();
-  await h.worker();
-});
-after(async () => {
-  await h.close();
-  await receiver.close();
-});
+  },
+  async () => {
+    receiver = await Receiver.start();
+    await h.worker();
+  },
+);
+after(() => receiver.close());
 
 type Row = Record<string, unknown>;
 

@@ -11,31 +11,29 @@ import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { verifySignature } from '../../sdk/src/signing.js';
 import type { WebhookEvent } from '../../src/schema/fields.js';
-import { assertError, Harness, type TestWorkspace } from '../support/harness.js';
+import { assertError, Harness, type TestWorkspace, useHarness } from '../support/harness.js';
 import { type Answer, answerWith, eventually, type Received, Receiver, sleep } from '../support/receiver.js';
 
 const RETRY_DELAYS_MS = [60, 120, 180, 240, 300];
 const stripe = new Stripe('sk_test_unused');
 
-let h: Harness;
 let receiver: Receiver;
 
-before(async () => {
-  h = await Harness.start({
+const { h } = useHarness(
+  {
     env: {
       WEBHOOK_ALLOW_INSECURE_URLS: 'true',
       WEBHOOK_RETRY_DELAYS: RETRY_DELAYS_MS.map((ms) => `${ms}ms`).join(','),
       // Generous: on the embedded store the database shares this event loop, and a timeout is a retry.
       WEBHOOK_TIMEOUT: '2s',
     },
-  });
-  receiver = await Receiver.start();
-  await h.worker();
-});
-after(async () => {
-  await h.close();
-  await receiver.close();
-});
+  },
+  async () => {
+    receiver = await Receiver.start();
+    await h.worker();
+  },
+);
+after(() => receiver.close());
 
 async function endpoint(
   ws: TestWorkspace,

@@ -3,26 +3,22 @@
 // and status, a latency histogram, rate-limit rejections by bucket and database pool use.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ADDRESS_BUCKETS, createMemoryRateLimiter, WORKSPACE_BUCKETS } from '../../src/http/rate-limit.js';
 import type { Queryable } from '../../src/storage/db.js';
-import { ENGINE, Harness, type Response } from '../support/harness.js';
+import { ENGINE, type Harness, type Response, useHarness } from '../support/harness.js';
 import { findLeaks, LogCapture } from '../support/logs.js';
 import { findPromtool, promtoolProblems, scrape } from '../support/metrics.js';
 
 const logs = new LogCapture();
-let h: Harness;
 
-before(async () => {
-  h = await Harness.start({
-    logs,
-    env: { PUBLIC_BASE_URL: 'https://api.example.test' },
-    // The production buckets on a clock that stands still: counting is exact whatever the machine's speed.
-    limiter: createMemoryRateLimiter({ now: () => Date.parse('2026-01-01T00:00:00.500Z') }),
-    buckets: { workspace: WORKSPACE_BUCKETS, address: ADDRESS_BUCKETS },
-  });
+const { h } = useHarness({
+  logs,
+  env: { PUBLIC_BASE_URL: 'https://api.example.test' },
+  // The production buckets on a clock that stands still: counting is exact whatever the machine's speed.
+  limiter: createMemoryRateLimiter({ now: () => Date.parse('2026-01-01T00:00:00.500Z') }),
+  buckets: { workspace: WORKSPACE_BUCKETS, address: ADDRESS_BUCKETS },
 });
-after(() => h.close());
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 // biome-ignore lint/suspicious/noExplicitAny: log records are arbitrary JSON

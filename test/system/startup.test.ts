@@ -16,7 +16,7 @@ import { LOG_LEVELS, SETTINGS, type SettingName, settingVariables } from '../../
 import { FIRST_START_FILE } from '../../src/management/bootstrap.js';
 import { generateAdminToken, sha256 } from '../../src/security/secrets.js';
 import { readSetting, writeSetting } from '../../src/storage/settings.js';
-import { ENGINE, Harness } from '../support/harness.js';
+import { ENGINE, useHarness } from '../support/harness.js';
 import { findLeaks, recordSensitive } from '../support/logs.js';
 import { eventually, sleep } from '../support/receiver.js';
 import { freePort } from '../support/redis.js';
@@ -342,11 +342,7 @@ test('P116: on a terminal, a first start shows the secrets on standard error; st
 describe('a PostgreSQL server (P117)', {
   skip: ENGINE !== 'postgres' && 'belongs to the PostgreSQL run of the suite',
 }, () => {
-  let h: Harness;
-  before(async () => {
-    h = await Harness.start();
-  });
-  after(() => h?.close());
+  const { h } = useHarness();
 
   test('no ADMIN_TOKEN and no token kept in the database: exit 2 with one line naming ADMIN_TOKEN; no token is minted', async () => {
     const ended = await runToEnd({ DATABASE_URL: h.databaseUrl as string, DATA_DIR: scratchDir('pg-token') });

@@ -6,19 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { type Db, openEmbedded } from '../../src/storage/db.js';
 import { templatePath } from '../../src/storage/embedded-template.js';
 import { DataDirLockedError, lockDataDir } from '../../src/storage/lock.js';
 import { migrate, pendingMigrations } from '../../src/storage/migrate.js';
 import { loadMigrations } from '../../src/storage/migrations.js';
-import { Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
-let h: Harness;
-before(async () => {
-  h = await Harness.start();
-});
-after(() => h.close());
+const { h } = useHarness();
 
 describe('migrations', () => {
   test('numbered, applied once: a second run applies nothing, and none is pending', async () => {
