@@ -54,7 +54,7 @@ describe('admin authentication', () => {
 describe('the operator token (decision P68)', () => {
   test('a weak ADMIN_TOKEN stops the process at start: one line naming the variable, exit 2', () => {
     const weak = 'hunter2-hunter2';
-    const started = spawnSync(process.execPath, [join(import.meta.dirname, '../src/main.js')], {
+    const started = spawnSync(process.execPath, [join(import.meta.dirname, '../../src/main.js')], {
       env: {
         PATH: process.env.PATH,
         ADMIN_TOKEN: weak,

@@ -709,7 +709,7 @@ describe('the embedded store', {
     let sums: Record<string, string>;
     /** Starts the service where it must refuse to: its whole output and exit code. */
     const refusedStart = (dir: string) => {
-      const started = spawnSync(process.execPath, [join(import.meta.dirname, '../src/main.js')], {
+      const started = spawnSync(process.execPath, [join(import.meta.dirname, '../../src/main.js')], {
         env: { PATH: process.env.PATH, DATA_DIR: dir, ADMIN_TOKEN, PORT: '0', ADMIN_PORT: '0' },
         encoding: 'utf8',
         timeout: 60_000,
