@@ -19,6 +19,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests to complete before the run ends; overrides duration. */
+    amount?: number;
     overallRate?: number;
     timeout?: number;
     requests?: Request[];

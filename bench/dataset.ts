@@ -1,6 +1,6 @@
 // The benchmark's data: big workspaces holding the supplier and audit volumes (deep cursors need depth), and
 // many small workspaces with keys, over which load is spread as real traffic is (rate limits are per
-// workspace). Records are shaped by the seed generator (src/management/seed/, the one source of
+// workspace). Records are shaped by the seed generator (src/seed/, the one source of
 // realistic, schema-valid records): a few thousand of its records serve as templates, and PostgreSQL
 // multiplies them with `insert ... select ... generate_series`, so a million rows take seconds, not an hour of
 // row-by-row inserts. The same SQL builds the embedded store. A dataset is reused while its spec matches.
@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import pg from 'pg';
-import { generateSeedDocument } from '../src/management/seed/index.js';
 import { SCOPES } from '../src/schema/fields.js';
 import { sha256 } from '../src/security/secrets.js';
+import { generateSeedDocument } from '../src/seed/index.js';
 import { type Db, openEmbedded, openPostgres } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';
 import type { Store } from './scenario.js';

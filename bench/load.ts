@@ -48,7 +48,10 @@ interface Tally {
   statusCodes: Record<string, number>;
 }
 
-async function load(env: BenchEnv, side: Side, plan: LoadPlan, durationS: number, monitor: boolean) {
+/** How long a run lasts: seconds of load, or a number of requests however long they take. */
+type RunLength = { seconds: number } | { requests: number };
+
+async function load(env: BenchEnv, side: Side, plan: LoadPlan, length: RunLength, monitor: boolean) {
   const server = env.servers[side];
   const ids = plan.workspaces.map((w) => w.id);
   const guess =
@@ -57,7 +60,8 @@ async function load(env: BenchEnv, side: Side, plan: LoadPlan, durationS: number
   // Only tprm-api has limits; the bare server gets the same requests without counting them. Two tprm-api
   // builds (--against) share the one ledger: with Redis they share the counters too.
   const limited = server.kind === 'tprm-api';
-  if (limited) await env.budget.reserve(ids, Math.ceil(guess * durationS));
+  const expected = 'requests' in length ? length.requests : Math.ceil(guess * length.seconds);
+  if (limited) await env.budget.reserve(ids, expected);
   const tallies = new Map<string, Tally>(
     plan.series.map((name) => [name, { latencies: [], statusCodes: {} }]),
   );
@@ -67,7 +71,7 @@ async function load(env: BenchEnv, side: Side, plan: LoadPlan, durationS: number
   const result = await autocannon({
     url: server.url,
     connections: plan.connections ?? env.options.connections,
-    duration: durationS,
+    ...('requests' in length ? { amount: length.requests } : { duration: length.seconds }),
     timeout: 30,
     ...(plan.rate ? { overallRate: plan.rate } : {}),
     requests: [
@@ -136,7 +140,8 @@ async function load(env: BenchEnv, side: Side, plan: LoadPlan, durationS: number
 }
 
 /** A warm-up (not measured: JIT, caches, pool connections), then the measured run. */
-export async function runLoad(env: BenchEnv, side: Side, plan: LoadPlan, durationS = env.options.durationS) {
-  if (env.options.warmupS > 0) await load(env, side, plan, env.options.warmupS, false);
-  return load(env, side, plan, durationS, true);
+export async function runLoad(env: BenchEnv, side: Side, plan: LoadPlan) {
+  const { warmupS, requests, durationS } = env.options;
+  if (warmupS > 0) await load(env, side, plan, { seconds: warmupS }, false);
+  return load(env, side, plan, requests ? { requests } : { seconds: durationS }, true);
 }

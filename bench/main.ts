@@ -64,6 +64,11 @@ const program = new Command('bench')
     200,
   )
   .option('--duration <seconds>', 'measured seconds per run and side', positive('number'), 10)
+  .option(
+    '--requests <n>',
+    'measured requests per run and side, in place of --duration: runs of fixed work (smoke runs on a busy machine)',
+    positive('integer'),
+  )
   .option('--warmup <seconds>', 'unmeasured seconds before each measured run (0: none)', Number, 2)
   .option('--runs <n>', 'alternating runs per scenario (the table shows medians)', positive('integer'), 3)
   .option('--connections <n>', 'concurrent connections of the load generator', positive('integer'), 10)
@@ -96,6 +101,7 @@ interface CliOptions {
   scale: number;
   workspaces: number;
   duration: number;
+  requests?: number;
   warmup: number;
   runs: number;
   connections: number;
@@ -144,6 +150,7 @@ async function main(): Promise<void> {
   const options: BenchOptions = {
     store: cli.store,
     durationS: cli.duration,
+    requests: cli.requests,
     warmupS: cli.warmup,
     runs: cli.runs,
     connections: cli.connections,
@@ -269,7 +276,7 @@ async function main(): Promise<void> {
 
   const title =
     `tprm-api benchmark: ${cli.store}, servers on Node ${nodeVersion}, ${spec.suppliers.toLocaleString('en-US')} suppliers ` +
-    `(${spec.bigWorkspaces} big + ${spec.smallWorkspaces} small workspaces), ${cli.runs} alternating runs x ${cli.duration} s, ` +
+    `(${spec.bigWorkspaces} big + ${spec.smallWorkspaces} small workspaces), ${cli.runs} alternating runs x ${cli.requests ? `${cli.requests} requests` : `${cli.duration} s`}, ` +
     `${cli.connections} connections; medians` +
     (against ? `; "against" is the build in ${resolve(cli.against as string)}` : '');
   const results: ScenarioResult[] = [];

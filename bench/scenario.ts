@@ -50,6 +50,11 @@ const METRICS: readonly Metric[] = [
 export interface BenchOptions {
   store: Store;
   durationS: number;
+  /**
+   * Requests per measured run and side, in place of durationS: a fixed amount of work that completes however
+   * slow the machine is (a smoke run), where a timed run on a busy machine may finish no request at all.
+   */
+  requests?: number;
   warmupS: number;
   runs: number;
   connections: number;

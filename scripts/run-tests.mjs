@@ -6,7 +6,7 @@
 // anything shaped like a key, token or e-mail address (test/support/logs.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -28,17 +28,36 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// Test files at a time: one per core, at most 8 (a file's servers, child processes and databases take cores and
+// memory of their own, so more files than that only queue for them); TEST_CONCURRENCY sets it.
+const MAX_CONCURRENCY = 8;
+const concurrency = process.env.TEST_CONCURRENCY
+  ? Number(process.env.TEST_CONCURRENCY)
+  : Math.min(availableParallelism(), MAX_CONCURRENCY);
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(`TEST_CONCURRENCY must be a positive integer, not "${process.env.TEST_CONCURRENCY}"`);
+  process.exit(2);
+}
+
 const { auditLogDir } = await import('../dist/test/support/logs.js');
 
 function run(label, env) {
-  console.log(`\n# ${label}: ${files.length} test files on Node ${process.version}`);
+  console.log(
+    `\n# ${label}: ${files.length} test files on Node ${process.version}, ${concurrency} at a time`,
+  );
   // TEST_LOG_DIR set by the caller keeps the logs; otherwise they are kept only when the audit fails.
   const logDir = process.env.TEST_LOG_DIR
     ? join(process.env.TEST_LOG_DIR, label.replace(/\W+/g, '-'))
     : mkdtempSync(join(tmpdir(), 'tprm-test-logs-'));
   const result = spawnSync(
     process.execPath,
-    ['--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files],
+    [
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-timeout=300000',
+      '--test-reporter=spec',
+      ...files,
+    ],
     { stdio: 'inherit', env: { ...process.env, ...env, TEST_LOG_DIR: logDir } },
   );
   const audit = auditLogDir(logDir);

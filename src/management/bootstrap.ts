@@ -9,12 +9,12 @@ import type { Logger } from 'pino';
 import type { ObjectStorage } from '../reports/storage.js';
 import { renderReport } from '../resources/reports/admin.js';
 import { SCOPES } from '../schema/fields.js';
+import { generateSeedDocument } from '../seed/index.js';
+import { DEMO_ADMIN, DEMO_WORKSPACE } from '../seed/setup.js';
 import type { Db } from '../storage/db.js';
 import { operatorStore } from '../storage/operator.js';
 import { createApiKey, createUser, createWorkspace } from './actions.js';
 import { importCollectionNames, importDocument } from './import.js';
-import { generateSeedDocument } from './seed/index.js';
-import { DEMO_ADMIN, DEMO_WORKSPACE } from './seed/setup.js';
 
 export async function isEmpty(db: Db): Promise<boolean> {
   const rows = await db.query('select 1 from workspaces limit 1');

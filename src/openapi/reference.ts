@@ -22,7 +22,7 @@ const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   // No inline style but two the bundle inserts: the empty stylesheets styled-components then fills through
   // the CSSOM (which the policy does not govern), and perfect-scrollbar's sheet, which is the same text in
-  // every copy of Redoc 2.5.4. Another bundle with another sheet is refused, and test/docs-page.test.ts says so.
+  // every copy of Redoc 2.5.4. Another bundle with another sheet is refused, and test/system/docs-page.test.ts says so.
   "style-src 'self' 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' 'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='",
   "img-src 'self' data:",
   // The page fetches the document; its search runs in a worker that the bundle makes from a Blob.

@@ -1,11 +1,11 @@
 // The records the OpenAPI examples show: those of a demo workspace, made by the seed generator
-// (src/management/seed), the same code that fills the demo workspace, so that an example reads like real data.
+// (src/seed/), the same code that fills the demo workspace, so that an example reads like real data.
 // Its data set gives the imported records (suppliers, risks …), its set-up the records an import cannot write
 // (the workspace, its users, API keys, webhook endpoint and a delivery). A fixed seed and date keep the
 // document reproducible (P88, P121).
 import type { EventData, EventType } from '../contract/events.js';
-import { generateSeedDocument, generateSeedSetup } from '../management/seed/index.js';
 import { resourceTables } from '../schema/resource.js';
+import { generateSeedDocument, generateSeedSetup } from '../seed/index.js';
 import { exampleUuid } from './examples.js';
 
 /** The data set the examples come from (tests import it into a workspace to compare with real answers). */

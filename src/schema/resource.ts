@@ -7,7 +7,7 @@
 // spends escaping strings, so `row` serves the same bytes for less there; PGlite is the other way round: its
 // driver decodes every value in JavaScript, so one text per row is cheapest (bench/, docs/decisions.md).
 // Neither uses json_build_object or json_agg, whose text has spaces around `:` and after `,`.
-// test/serialization.test.ts holds the two byte-equal.
+// test/cross-cutting/serialization.test.ts holds the two byte-equal.
 import { type TObject, type TSchema, Type } from 'typebox';
 
 /** The two database engines (storage/db.ts), each with its own cheapest form of a row's text. */

@@ -10,7 +10,7 @@ export type ActorType = 'user' | 'api_key' | 'system';
  * Every action the service writes (decision 26, P14). An entry is served to any key with audit:read, so its
  * metadata holds only ids, enumerated values, counts, instants, field names and the chain's own hashes
  * (workspace.data_imported, P102): never a URL, a secret, free text or a personal value, which that scope may
- * not see elsewhere (P72; test/audit-logs.test.ts writes each).
+ * not see elsewhere (P72; test/slices/audit-logs.test.ts writes each).
  */
 export const AUDIT_ACTIONS = [
   'workspace.created',

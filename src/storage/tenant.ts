@@ -2,7 +2,7 @@
 // `$ws` and numbers its own parameters from $1; a query that never names `$ws` is refused. That check is
 // textual: it cannot tell that every table of a join is filtered by the workspace. What stops a row of another
 // workspace from being joined is the schema (composite `(workspace_id, id)` foreign keys) and the tenancy
-// suite (test/tenancy.test.ts), which calls every route with the ids of two other workspaces. For requests authenticated from the key cache, `$ws` becomes
+// suite (test/cross-cutting/tenancy.test.ts), which calls every route with the ids of two other workspaces. For requests authenticated from the key cache, `$ws` becomes
 // `live_workspace(key, workspace)`, which is empty once the key is revoked or expired or the workspace is
 // downgraded: stale credentials see no rows, and an empty answer is confirmed against the database before it
 // is trusted. Cached authentication therefore costs no extra round trip and can never outlive a revocation;

@@ -2,7 +2,7 @@
 // transaction to one workspace and one actor. Its tenant queries are scoped to the workspace (tenant.ts), and
 // its audit entries (decision 26) and events (decision 23) go into the same transaction, attributed to the
 // same actor: the change, its entry and its events commit together or not at all. Only this module and
-// src/events/ call recordAudit and recordEvent (test/architecture.test.ts).
+// src/events/ call recordAudit and recordEvent (test/cross-cutting/architecture.test.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { EventData, EventType } from '../contract/events.js';
 import { type EventRecorder, recordEvent, storeEvent } from '../events/outbox.js';

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildAdminApp, buildPublicApp, createDispatcher } from '../../src/app.js';
@@ -340,4 +341,63 @@ export function assertError(response: Response, status: number, code: string): v
   if (typeof error.message !== 'string' || error.request_id !== response.headers['x-request-id']) {
     throw new Error(`malformed error body: ${response.body}`);
   }
+}
+
+export interface UseHarnessOptions<Names extends readonly string[]> extends HarnessOptions {
+  /** Workspaces made (enterprise, a key with every scope) once the harness has started, by the names returned. */
+  workspaces?: Names;
+}
+
+/**
+ * The harness of a test file (or of a describe block): started, with its workspaces, in a `before` hook that
+ * then runs `setup` (seeding), and closed in an `after` hook. One hook, because a file's top-level `before`
+ * hooks do not wait for each other. Returns stand-ins that the tests (and `setup`) use as the harness and the
+ * workspaces: each forwards to the real one, which exists once the hook ran (using it earlier throws).
+ */
+export function useHarness<const Names extends readonly string[] = []>(
+  options: UseHarnessOptions<Names> = {},
+  setup?: () => Promise<void>,
+): { h: Harness } & Record<Names[number], TestWorkspace> {
+  const { workspaces: names = [], ...harnessOptions } = options;
+  const h = standIn<Harness>('the harness', Harness.prototype);
+  const workspaces = names.map(
+    (name) => [name, standIn<TestWorkspace>(`workspace ${name}`, Object.prototype)] as const,
+  );
+  before(async () => {
+    const harness = await Harness.start(harnessOptions);
+    h.set(harness);
+    for (const [, workspace] of workspaces) workspace.set(await harness.workspace());
+    await setup?.();
+  });
+  after(() => h.value.close());
+  return {
+    h: h.value,
+    ...Object.fromEntries(workspaces.map(([name, workspace]) => [name, workspace.value])),
+  } as { h: Harness } & Record<Names[number], TestWorkspace>;
+}
+
+/** An object that stands for `what` before it exists, forwarding every use to it once `set`. */
+function standIn<T extends object>(what: string, prototype: object): { value: T; set(real: T): void } {
+  let real: T | undefined;
+  const target = (): T => {
+    if (!real) throw new Error(`${what} is used before the before() hook of useHarness() ran`);
+    return real;
+  };
+  const value = new Proxy(Object.create(prototype) as T, {
+    get(_, key) {
+      const found = Reflect.get(target(), key, target());
+      // Methods run on the real object (its private fields and `this`).
+      return typeof found === 'function' ? found.bind(target()) : found;
+    },
+    set: (_, key, next) => Reflect.set(target(), key, next),
+    has: (_, key) => Reflect.has(target(), key),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(target(), key),
+  });
+  return {
+    value,
+    set(next) {
+      real = next;
+    },
+  };
 }

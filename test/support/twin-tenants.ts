@@ -5,9 +5,9 @@
 // SQL that joins on id without the workspace.
 //
 // Coverage is declared here, in two tables the tests hold complete:
-// - TWIN_RECORDS: one record factory per Import collection (test/tenancy.test.ts fails on a collection
+// - TWIN_RECORDS: one record factory per Import collection (test/cross-cutting/tenancy.test.ts fails on a collection
 //   without one); data that is not imported is made by TWIN_SETUP through the management API.
-// - ROUTE_COVERAGE: one entry per public route (test/tenancy.test.ts fails on a route without one).
+// - ROUTE_COVERAGE: one entry per public route (test/cross-cutting/tenancy.test.ts fails on a route without one).
 // Covering a new route: add its entry (`{}` for a list; `pathIds` for a path id; `body` for a write) and make
 // sure each tenant has rows it shows (a list that shows a tenant nothing fails as vacuous). Rows made by
 // TWIN_SETUP with identical content in every tenant are enough: the ids the server gives them are collected

@@ -6,7 +6,7 @@ import {
   generateSeedDocument,
   type ImportDocument,
   type SeedOptions,
-} from '../../src/management/seed/index.js';
+} from '../../src/seed/index.js';
 
 type Rec = Record<string, unknown>;
 const now = new Date('2025-06-01T12:00:00Z');

@@ -1,0 +1,119 @@
+// The two serializations of every resource (src/schema/resource.ts) give the same bytes: `json`, built by
+// PostgreSQL, and `row`'s text columns joined by Node, which lists and reads by id serve on a PostgreSQL server
+// (decisions P48, P124). Compared on every stored record of a seeded workspace, with and without the personal
+// fields, plus text that needs escaping.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ApiKey, User, Workspace } from '../../src/management/schemas.js';
+import { ActionPlan, ActionPlanItem } from '../../src/resources/action-plans/schema.js';
+import { Alert, Insight } from '../../src/resources/alerts/schema.js';
+import { Assessment, Gap } from '../../src/resources/assessments/schema.js';
+import { Asset } from '../../src/resources/assets/schema.js';
+import { AuditLog } from '../../src/resources/audit-logs/schema.js';
+import {
+  Bia,
+  BusinessProcess,
+  ProcessingActivity,
+  ProductService,
+  Threat,
+} from '../../src/resources/context/schema.js';
+import { Report } from '../../src/resources/reports/schema.js';
+import {
+  CyberMatrixRow,
+  OrganizationalMatrixRow,
+  Risk,
+  RiskAcceptance,
+  RiskScorePoint,
+  RiskTreatment,
+} from '../../src/resources/risks/schema.js';
+import { Supplier, SupplierDetail } from '../../src/resources/suppliers/schema.js';
+import { WebhookDelivery, WebhookEndpoint } from '../../src/resources/webhooks/schema.js';
+import type { Resource } from '../../src/schema/resource.js';
+import { generateSeedDocument } from '../../src/seed/index.js';
+import { useHarness } from '../support/harness.js';
+
+const RESOURCES: Resource[] = [
+  Workspace,
+  User,
+  ApiKey,
+  Supplier,
+  SupplierDetail,
+  Assessment,
+  Gap,
+  Report,
+  Asset,
+  AuditLog,
+  BusinessProcess,
+  ProductService,
+  ProcessingActivity,
+  Bia,
+  Threat,
+  Risk,
+  RiskTreatment,
+  RiskAcceptance,
+  RiskScorePoint,
+  CyberMatrixRow,
+  OrganizationalMatrixRow,
+  ActionPlan,
+  ActionPlanItem,
+  Alert,
+  Insight,
+  WebhookEndpoint,
+  WebhookDelivery,
+];
+
+// Characters JSON must escape, and some it must not touch.
+const AWKWARD = [
+  'quote " backslash \\ slash /',
+  'controls \u0001\u0008\t\n\f\r\u001f and DEL \u007f',
+  'line separators \u2028\u2029',
+  'Ζήτα 東京 emoji 🦊 </script>',
+  '',
+];
+
+const { h } = useHarness({}, async (): Promise<void> => {
+  const ws = await h.workspace();
+  const seed = generateSeedDocument({ size: { suppliers: 12 }, seed: 77 });
+  const { audit_logs: _audit, ...document } = seed;
+  document.suppliers = [
+    ...(document.suppliers ?? []),
+    ...AWKWARD.map((text, i) => ({
+      name: text || 'empty industry',
+      industry: text,
+      tags: [text || 'empty', `tag-${i}`],
+      contacts: [{ name: text, email: null }],
+      onboarding_data: { note: text, nested: { list: [text, 1.5, null, true] } },
+      annual_spend: i % 2 ? 1234.5 : null,
+    })),
+  ];
+  await h.import(ws.id, document);
+  const endpoint = await h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, {
+    url: 'https://hooks.example.com/tprm',
+    events: ['alert.created'],
+    description: AWKWARD[0],
+  });
+  assert.equal(endpoint.status, 201, endpoint.body);
+  const alert = await h.admin('POST', `/admin/workspaces/${ws.id}/alerts`, {
+    scope: 'org',
+    severity: 'high',
+    title: AWKWARD[1],
+    body: AWKWARD[3],
+  });
+  assert.equal(alert.status, 201, alert.body);
+});
+
+for (const resource of RESOURCES) {
+  test(`${resource.name}: row() renders the bytes json() builds, on every stored record`, async () => {
+    for (const pii of [true, false]) {
+      // The text columns a PostgreSQL server serves (PGlite runs the same SQL; it is served the JSON form).
+      const shape = resource.row('t', { pii, engine: 'postgres' });
+      const rows = await h.db.queryArrays(
+        `select ${resource.json('t', { pii })}, ${shape.sql} from ${resource.table} t`,
+      );
+      assert.ok(rows.length > 0, `no ${resource.table} to compare`);
+      for (const row of rows) {
+        assert.equal(shape.render(row, 1), row[0]);
+      }
+    }
+  });
+}
