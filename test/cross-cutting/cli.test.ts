@@ -17,7 +17,7 @@ import { countSeedRecords, generateSeedDocument } from '../../src/seed/index.js'
 import { lockDataDir } from '../../src/storage/lock.js';
 import { loadMigrations } from '../../src/storage/migrations.js';
 import { tprmRunner } from '../support/cli.js';
-import { Harness, useHarness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 
 let adminUrl: string;
 let cwd: string;

@@ -12,7 +12,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ERROR_STATUS } from '../../src/contract/errors.js';
 import { adminOperations } from '../../src/management/admin-operations.js';
 import { publicOperations } from '../../src/resources/operations.js';
-import { Harness, type Response, type TestWorkspace, useHarness } from '../support/harness.js';
+import { Harness, type Response, useHarness } from '../support/harness.js';
 import { parseResponses, type RawResponse, rawConnection, rawRequest } from '../support/raw-http.js';
 
 // One window that never rolls over during the run, so counting tests can compare X-RateLimit-Remaining.

@@ -4,11 +4,11 @@
 // covered without touching this file.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ApiKeyAuth, Operation } from '../../src/contract/operation.js';
 import { publicOperations } from '../../src/resources/operations.js';
 import { SCOPES } from '../../src/schema/fields.js';
-import { assertError, type Harness, type TestWorkspace, useHarness } from '../support/harness.js';
+import { assertError, type Harness, useHarness } from '../support/harness.js';
 
 const keys: Record<string, string> = {};
 

@@ -7,11 +7,11 @@
 // others' rows
 // byte for byte unchanged. A route or an Import collection added without coverage fails the first tests.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ApiKeyAuth, Operation } from '../../src/contract/operation.js';
 import { importCollectionNames } from '../../src/management/import.js';
 import { publicOperations } from '../../src/resources/operations.js';
-import { Harness, type Response, useHarness } from '../support/harness.js';
+import { type Response, useHarness } from '../support/harness.js';
 import { invariantProblems, routeKey } from '../support/invariants.js';
 import { createTwin, ROUTE_COVERAGE, type Tenant, TWIN_RECORDS } from '../support/twin-tenants.js';
 

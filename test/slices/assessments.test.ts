@@ -3,9 +3,9 @@
 // "POST /admin/assessments/{id}/status".
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { publicOperations } from '../../src/resources/operations.js';
-import { assertError, Harness, type Response, type TestWorkspace, useHarness } from '../support/harness.js';
+import { assertError, type Response, useHarness } from '../support/harness.js';
 
 // Fixture of the filter tests: two suppliers and four assessments with distinct values on every filter.
 const S1 = randomUUID();

@@ -15,7 +15,7 @@ import {
 import { AUDIT_CHAIN_CHUNK, type AuditChainReport } from '../../src/resources/audit-logs/schema.js';
 import { type AuditEntry, recordAudit } from '../../src/storage/audit.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { assertError, Harness, type TestWorkspace, useHarness } from '../support/harness.js';
+import { assertError, type TestWorkspace, useHarness } from '../support/harness.js';
 
 let baseUrl: string;
 

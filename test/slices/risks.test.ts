@@ -7,7 +7,7 @@ import type { TSchema } from 'typebox';
 import { checker } from '../../src/http/validation.js';
 import { risksOperations } from '../../src/resources/risks/operations.js';
 import { generateSeedDocument } from '../../src/seed/index.js';
-import { assertError, Harness, type Response, type TestWorkspace, useHarness } from '../support/harness.js';
+import { assertError, type Response, type TestWorkspace, useHarness } from '../support/harness.js';
 
 let ws: TestWorkspace;
 let other: TestWorkspace;
