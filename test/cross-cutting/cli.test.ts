@@ -96,7 +96,7 @@ describe('help and usage', () => {
     };
     const atStart = await loadedBy(['--version']);
     assert.ok(
-      atStart.some((url) => url.endsWith('/dist/src/management/cli.js')),
+      atStart.some((url) => url.endsWith('/dist/src/cli/main.js')),
       'the hook sees the CLI',
     );
     assert.ok(atStart.length < 25, `${atStart.length} modules of src/ for --version:\n${atStart.join('\n')}`);
