@@ -16,6 +16,7 @@ export type Auth =
 
 export type ApiKeyAuth = Extract<Auth, { kind: 'apiKey' }>;
 export type NoneAuth = Extract<Auth, { kind: 'none' }>;
+export type OperatorAuth = Extract<Auth, { kind: 'operator' }>;
 
 /** A public operation under /v1: a workspace's API key holding `scope` (decision 1's checks). */
 export const apiKey = <S extends Scope>(scope: S) => ({ kind: 'apiKey', scope }) as const;
