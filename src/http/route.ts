@@ -1,19 +1,24 @@
-// The public listener's pipeline: one for every operation, its checks chosen by the operation's auth, so no
-// handler can forget one. An API key's operation (under /v1) gets the checks of decision 1, in order:
+// The pipeline of both listeners: one for every operation, its checks chosen by the operation's auth and
+// written once (the shared ones below: single-valued headers, path ids, query, body), so no handler can forget
+// one. An API key's operation (under /v1) gets the checks of decision 1, in order:
 //   authentication (401) → rate limit (429) → plan (403) → scope (403) → query, or a GET's body (400)
 //   → Idempotency-Key (400) → body (422) → path id (404) → handler (404/409/…).
 // An operation that needs no key (decision 4) is limited per client address (P69), and a parameter that fails
-// its schema is a 404. The contracts are declared in src/resources/ (operations.ts); a slice's handler module
-// binds each to its handler with `handle`.
+// its schema is a 404. An operator's (under /admin, the management listener) gets, in order:
+//   token (401; 429 per client address) → path ids (404) → query (400) → no body (400, P114) → body (422)
+//   → its own budget per path id (429, given back when the handler refuses or fails) → handler.
+// The public contracts are declared in src/resources/ (operations.ts), a slice's handler module binds each to
+// its handler with `handle`; the operator's are bound in management/handlers.ts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, internalError, notFound } from '../contract/errors.js';
+import { ApiError, internalError, invalidRequest, notFound } from '../contract/errors.js';
 import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
 import {
   type ApiKeyAuth,
   type BucketSet,
   type InputOf,
+  limitExceeded,
   type NoneAuth,
   type Operation,
   PATH_PREFIX,
@@ -21,11 +26,12 @@ import {
 } from '../contract/operation.js';
 import type { EventRecorder } from '../events/outbox.js';
 import type { Scope } from '../schema/fields.js';
+import { constantTimeEqual, sha256 } from '../security/secrets.js';
 import type { AuditAction } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';
 import { unitOfWork } from '../storage/unit-of-work.js';
-import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
+import { Authenticator, invalidAdminToken, invalidApiKey, type KeyRecord } from './auth.js';
 import { sendError, toApiError } from './errors.js';
 import {
   idempotencyKeyInUse,
@@ -33,6 +39,7 @@ import {
   readIdempotencyKey,
   runIdempotent,
 } from './idempotency.js';
+import type { BoundOperation, OperatorContext } from './operator.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 import { assertNoBody, assertSingleValuedHeaders } from './request-headers.js';
@@ -152,6 +159,11 @@ export async function limitByAddress(
 ): Promise<void> {
   const decision = await services.limiter.consume(`addr:${request.ip}`, buckets);
   if (!decision.allowed) throw rateLimited(request, reply, decision);
+}
+
+/** A path id that is not a uuid is a 404, like a missing one (decision 3). */
+function checkPathIds(names: readonly string[], params: Record<string, string>): void {
+  for (const name of names) if (!isUuid(params[name] ?? '')) throw notFound();
 }
 
 const planUpgradeRequired = () =>
@@ -280,11 +292,6 @@ export function registerRoutes<S extends PublicServices>(
         if (!auth) throw new Error('a request reached its handler without authentication');
         const { key, tenant } = auth;
         const params = request.params as Record<string, string>;
-        // A path id that is not a uuid is a 404, like a missing one (decision 3): existence, checked after
-        // request validation (decision 1).
-        const checkPathIds = () => {
-          for (const name of pathParams) if (!isUuid(params[name] ?? '')) throw notFound();
-        };
         const query = { ...(request.query as Record<string, unknown>) };
         validateQuery(querySchema, query);
         // A GET takes no body: one sent is refused rather than ignored (P114).
@@ -312,15 +319,16 @@ export function registerRoutes<S extends PublicServices>(
         };
 
         let result: RouteReply;
+        // Path ids (existence) are checked after request validation (decision 1).
         if (operation.method === 'GET') {
-          checkPathIds();
+          checkPathIds(pathParams, params);
           result = await route.handler(context(tenant, null), { params, query, body: undefined });
         } else {
           const body = request.body;
           if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
           const run = async (tx: Queryable) => {
             if (bodySchema) validateBody(bodySchema, body);
-            checkPathIds();
+            checkPathIds(pathParams, params);
             const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
             return { status: reply.status, body: reply.body ?? '', withoutPii: reply.withoutPii };
           };
@@ -400,6 +408,96 @@ export function registerRoutes<S extends PublicServices>(
     if (isKeyRoute(route)) keyRoute(route);
     else openRoute(route as Route<Operation<NoneAuth>, S>);
   }
+}
+
+/** What the operator's branch of the pipeline needs: the token's hash, and the limiter for its budgets. */
+export interface OperatorServices {
+  adminTokenHash: Buffer;
+  limiter: RateLimiter;
+  buckets: Record<BucketSet, readonly Bucket[]>;
+}
+
+/**
+ * The operator's authentication: a bearer token compared, as a SHA-256 digest, in constant time with the one
+ * the process holds (only its hash is kept). Wrong and missing tokens are counted per client address (P68).
+ * Once an address is over its limit, every request from it is a 429 before the token is compared, a right one
+ * included: otherwise the answer would still tell a right guess from a wrong one. A right token counts nothing.
+ */
+export async function authenticateOperator(
+  services: OperatorServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const token = Authenticator.bearer(request.raw.rawHeaders);
+  const valid = token !== null && constantTimeEqual(sha256(token), services.adminTokenHash);
+  const failures = `admin-failures:${request.ip}`;
+  const { limiter, buckets } = services;
+  const decision = valid
+    ? await limiter.peek(failures, buckets.adminFailures)
+    : await limiter.consume(failures, buckets.adminFailures);
+  if (!decision.allowed) throw rateLimited(request, reply, decision);
+  if (!valid) throw invalidAdminToken();
+}
+
+/** The success status of an operation: its one 2xx response. */
+const successStatus = (responses: Record<number, unknown>) =>
+  Number(Object.keys(responses).find((status) => Number(status) < 300));
+
+/**
+ * Registers an operator operation (under /admin) through the operator's checks (above). `context` makes its
+ * handler's context for a request (the management listener's services).
+ */
+export function registerOperatorRoute(
+  app: FastifyInstance,
+  services: OperatorServices,
+  { operation, handler }: BoundOperation,
+  context: (request: FastifyRequest) => OperatorContext,
+): void {
+  // Everything a request needs from its operation, resolved once here rather than on each request.
+  const hasIdPath = operation.path.startsWith('/workspaces/:id');
+  const status = successStatus(operation.responses);
+  const pathIds = pathParameters(operation.path);
+  const bodySchema = operation.validateBody === false ? undefined : operation.body;
+  const { limit } = operation;
+  const budgetBuckets = limit && services.buckets[limit.buckets];
+  app.route({
+    method: operation.method,
+    url: `${PATH_PREFIX.operator}${operation.path}`,
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      await authenticateOperator(services, request, reply);
+      assertSingleValuedHeaders(request.raw.rawHeaders);
+      const params = request.params as Record<string, string>;
+      checkPathIds(pathIds, params);
+      if (hasIdPath) request.workspaceId = params.id ?? null;
+      const query = { ...(request.query as Record<string, unknown>) };
+      if (operation.query) validateQuery(operation.query, query);
+      else if (Object.keys(query).length > 0)
+        throw invalidRequest('This endpoint takes no query parameters.');
+      if (!operation.body) assertNoBody(request.headers, request.body as Buffer | undefined);
+      else if (bodySchema) validateBody(bodySchema, request.body);
+      // Validated against the operation's query and body schemas above (or judged by the handler:
+      // validateBody false).
+      const input = { params, query, body: operation.body ? request.body : undefined } as Parameters<
+        typeof handler
+      >[1];
+      const budget = limit &&
+        budgetBuckets && { key: `${operation.id}:${params.id}`, buckets: budgetBuckets };
+      if (limit && budget) {
+        const decision = await services.limiter.consume(budget.key, budget.buckets);
+        if (!decision.allowed) throw rateLimited(request, reply, decision, limitExceeded(limit));
+      }
+      let result: string | undefined;
+      try {
+        result = await handler(context(request), input);
+      } catch (error) {
+        // Refused or failed: nothing was done, so nothing is counted.
+        if (budget) await services.limiter.refund(budget.key, budget.buckets);
+        throw error;
+      }
+      reply.code(status);
+      return result === undefined ? reply.send() : reply.header('content-type', JSON_TYPE).send(result);
+    },
+  });
 }
 
 const isKeyRoute = <S extends PublicServices>(route: Route): route is Route<Operation<ApiKeyAuth>, S> =>

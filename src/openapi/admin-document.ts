@@ -1,7 +1,7 @@
 // The management listener's OpenAPI 3.1 document (openapi.admin.json, drift-checked, served at GET
 // /openapi.json on the admin listener): its profile for the one builder (builder.ts). The listener's own
 // answers to an operator operation (400, 401, 429, 500, a path id's 404, a body's 422) are derived here from
-// what its pipeline checks (management/app.ts); the others are those each contract declares.
+// what its pipeline checks (http/route.ts); the others are those each contract declares.
 import type { TSchema } from 'typebox';
 import { type ApiError, internalError, notFound } from '../contract/errors.js';
 import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
@@ -14,11 +14,11 @@ import {
   type ResponseSpec,
 } from '../contract/operation.js';
 import { INVALID_FIELD, NO_RECORD } from '../contract/operator.js';
+import { invalidAdminToken } from '../http/auth.js';
 import { assertNoBody } from '../http/request-headers.js';
 import { rateLimitExceeded, thrownBy } from '../http/route.js';
 import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
 import { adminOperations } from '../management/admin-operations.js';
-import { invalidAdminToken } from '../management/auth.js';
 import { Liveness, Readiness } from '../management/probes.js';
 import { StringEnum } from '../schema/fields.js';
 import {
@@ -132,7 +132,7 @@ function adminErrors(operation: Operation): Record<number, { description: string
   return errors;
 }
 
-/** An operation under /admin: the operator token, the listener's own checks (management/app.ts). */
+/** An operation under /admin: the operator token, the listener's own checks (http/route.ts). */
 const OPERATOR_RULES: AuthRules<Operation<OperatorAuth>> = {
   responses(operation) {
     const [status, spec] = success(operation);
