@@ -23,7 +23,9 @@ import {
   type Operation,
   PATH_PREFIX,
   pathParameters,
+  type ResponseSpec,
 } from '../contract/operation.js';
+import { INVALID_FIELD, NO_RECORD } from '../contract/operator.js';
 import type { EventRecorder } from '../events/outbox.js';
 import type { Scope } from '../schema/fields.js';
 import { constantTimeEqual, sha256 } from '../security/secrets.js';
@@ -599,6 +601,70 @@ export function pipelineErrors(operation: Operation<ApiKeyAuth>): Record<number,
       rateHeaders: 'required',
     };
   }
+  return errors;
+}
+
+/**
+ * The error responses of an operator operation: those of the operator's checks (registerOperatorRoute), then
+ * those its handler declares. Kept next to the pipeline so that a new check is documented where it is written.
+ */
+export function operatorErrors(
+  operation: Operation,
+): Record<number, { description: string; examples: ApiError[] }> {
+  const declared = operation.responses;
+  const errors: Record<number, { description: string; examples: ApiError[] }> = {
+    400: {
+      description: `Malformed request: ${
+        operation.query
+          ? 'an unknown or invalid query parameter (named in `details.parameter`)'
+          : operation.body
+            ? 'a query parameter (none is taken)'
+            : 'a query parameter or a request body (this operation takes neither)'
+      }${operation.body ? ', a body that is not JSON' : ''}, or a header sent twice.`,
+      examples: [
+        thrownBy(() => validateQuery(operation.query ?? NO_PARAMETERS, { unknown: '1' })),
+        ...(operation.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
+        // The handler's own 400s are malformed requests too: the description above covers them.
+        ...(declared[400]?.errors ?? []),
+      ],
+    },
+    401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
+    429: {
+      description:
+        'Too many wrong or missing tokens from this address: every request from it waits `Retry-After` ' +
+        'seconds, one with the right token included.',
+      examples: [rateLimitExceeded()],
+    },
+    500: { description: INTERNAL_ERROR_DESCRIPTION, examples: [internalError()] },
+  };
+  if (operation.limit)
+    errors[429] = {
+      description: `${operation.limit.description} ${errors[429]?.description}`,
+      examples: [limitExceeded(operation.limit), ...(errors[429]?.examples ?? [])],
+    };
+  const answer = ({ description, errors: examples = [] }: ResponseSpec) => ({
+    description,
+    examples: [...examples],
+  });
+  // A path id that is not a uuid is a 404 of the listener's, whatever the handler declares.
+  const notFoundSpec = declared[404] ?? (pathParameters(operation.path).length > 0 ? NO_RECORD : undefined);
+  if (notFoundSpec) errors[404] = answer(notFoundSpec);
+  if (declared[409]) errors[409] = answer(declared[409]);
+  const { body } = operation;
+  const invalid = declared[422] ?? (body && operation.validateBody !== false ? INVALID_FIELD : undefined);
+  if (body && invalid)
+    errors[422] = {
+      description: invalid.description,
+      examples: invalid.errors
+        ? [...invalid.errors]
+        : // An empty body names the required fields; a body whose fields are all optional, an unknown one.
+          [
+            thrownBy(() => {
+              validateBody(body, {});
+              validateBody(body, { unknown_field: true });
+            }),
+          ],
+    };
   return errors;
 }
 

@@ -3,21 +3,16 @@
 // answers to an operator operation (400, 401, 429, 500, a path id's 404, a body's 422) are derived here from
 // what its pipeline checks (http/route.ts); the others are those each contract declares.
 import type { TSchema } from 'typebox';
-import { type ApiError, internalError, notFound } from '../contract/errors.js';
+import { notFound } from '../contract/errors.js';
 import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
 import {
-  limitExceeded,
   type Operation,
   type OperatorAuth,
   PATH_PREFIX,
   pathParameters,
   type ResponseSpec,
 } from '../contract/operation.js';
-import { INVALID_FIELD, NO_RECORD } from '../contract/operator.js';
-import { invalidAdminToken } from '../http/auth.js';
-import { assertNoBody } from '../http/request-headers.js';
-import { rateLimitExceeded, thrownBy } from '../http/route.js';
-import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
+import { operatorErrors } from '../http/route.js';
 import { adminOperations } from '../management/admin-operations.js';
 import { Liveness, Readiness } from '../management/probes.js';
 import { StringEnum } from '../schema/fields.js';
@@ -73,65 +68,6 @@ function success(operation: Operation): [number, ResponseSpec] {
   return [Number(found[0]), found[1]];
 }
 
-/** The error responses of an operation: the listener's own checks, then those its handler declares. */
-function adminErrors(operation: Operation): Record<number, { description: string; examples: ApiError[] }> {
-  const declared = operation.responses;
-  const errors: Record<number, { description: string; examples: ApiError[] }> = {
-    400: {
-      description: `Malformed request: ${
-        operation.query
-          ? 'an unknown or invalid query parameter (named in `details.parameter`)'
-          : operation.body
-            ? 'a query parameter (none is taken)'
-            : 'a query parameter or a request body (this operation takes neither)'
-      }${operation.body ? ', a body that is not JSON' : ''}, or a header sent twice.`,
-      examples: [
-        thrownBy(() => validateQuery(operation.query ?? NO_PARAMETERS, { unknown: '1' })),
-        ...(operation.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
-        // The handler's own 400s are malformed requests too: the description above covers them.
-        ...(declared[400]?.errors ?? []),
-      ],
-    },
-    401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
-    429: {
-      description:
-        'Too many wrong or missing tokens from this address: every request from it waits `Retry-After` ' +
-        'seconds, one with the right token included.',
-      examples: [rateLimitExceeded()],
-    },
-    500: { description: 'Failure on the service side: retry later.', examples: [internalError()] },
-  };
-  if (operation.limit)
-    errors[429] = {
-      description: `${operation.limit.description} ${errors[429]?.description}`,
-      examples: [limitExceeded(operation.limit), ...(errors[429]?.examples ?? [])],
-    };
-  const answer = ({ description, errors: examples = [] }: ResponseSpec) => ({
-    description,
-    examples: [...examples],
-  });
-  // A path id that is not a uuid is a 404 of the listener's, whatever the handler declares.
-  const notFoundSpec = declared[404] ?? (pathParameters(operation.path).length > 0 ? NO_RECORD : undefined);
-  if (notFoundSpec) errors[404] = answer(notFoundSpec);
-  if (declared[409]) errors[409] = answer(declared[409]);
-  const { body } = operation;
-  const invalid = declared[422] ?? (body && operation.validateBody !== false ? INVALID_FIELD : undefined);
-  if (body && invalid)
-    errors[422] = {
-      description: invalid.description,
-      examples: invalid.errors
-        ? [...invalid.errors]
-        : // An empty body names the required fields; a body whose fields are all optional, an unknown one.
-          [
-            thrownBy(() => {
-              validateBody(body, {});
-              validateBody(body, { unknown_field: true });
-            }),
-          ],
-    };
-  return errors;
-}
-
 /** An operation under /admin: the operator token, the listener's own checks (http/route.ts). */
 const OPERATOR_RULES: AuthRules<Operation<OperatorAuth>> = {
   responses(operation) {
@@ -139,7 +75,7 @@ const OPERATOR_RULES: AuthRules<Operation<OperatorAuth>> = {
     const described: Record<number, DescribedResponse> = {
       [status]: { spec, errors: [], headers: { required: STAMPED_HEADERS, optional: [] } },
     };
-    for (const [status, { description, examples }] of Object.entries(adminErrors(operation)))
+    for (const [status, { description, examples }] of Object.entries(operatorErrors(operation)))
       described[Number(status)] = {
         spec: { description },
         errors: examples,
