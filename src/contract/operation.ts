@@ -106,6 +106,24 @@ export function operation<
   return declaration;
 }
 
+/**
+ * An operation's success: its one 2xx status and response (none for an operation that only redirects), or
+ * with `required`, an error naming the operation.
+ */
+export function success(operation: Pick<Operation, 'id' | 'responses'>): [number, ResponseSpec] | undefined;
+export function success(
+  operation: Pick<Operation, 'id' | 'responses'>,
+  required: true,
+): [number, ResponseSpec];
+export function success(
+  operation: Pick<Operation, 'id' | 'responses'>,
+  required?: true,
+): [number, ResponseSpec] | undefined {
+  const found = Object.entries(operation.responses).find(([status]) => Number(status) < 300);
+  if (!found && required) throw new Error(`${operation.id} declares no success response`);
+  return found && [Number(found[0]), found[1]];
+}
+
 /** The path parameters of a Fastify path, typed: `/risks/:id/treatments` → `{ id: string }`. */
 export type PathParams<U extends string> = U extends `${string}:${infer P}/${infer Rest}`
   ? { [K in P]: string } & PathParams<`/${Rest}`>

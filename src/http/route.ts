@@ -24,6 +24,7 @@ import {
   PATH_PREFIX,
   pathParameters,
   type ResponseSpec,
+  success,
 } from '../contract/operation.js';
 import { INVALID_FIELD, NO_RECORD } from '../contract/operator.js';
 import type { EventRecorder } from '../events/outbox.js';
@@ -441,10 +442,6 @@ export async function authenticateOperator(
   if (!valid) throw invalidAdminToken();
 }
 
-/** The success status of an operation: its one 2xx response. */
-const successStatus = (responses: Record<number, unknown>) =>
-  Number(Object.keys(responses).find((status) => Number(status) < 300));
-
 /**
  * Registers an operator operation (under /admin) through the operator's checks (above). `context` makes its
  * handler's context for a request (the management listener's services).
@@ -457,7 +454,7 @@ export function registerOperatorRoute(
 ): void {
   // Everything a request needs from its operation, resolved once here rather than on each request.
   const hasIdPath = operation.path.startsWith('/workspaces/:id');
-  const status = successStatus(operation.responses);
+  const [status] = success(operation, true);
   const pathIds = pathParameters(operation.path);
   const bodySchema = operation.validateBody === false ? undefined : operation.body;
   const { limit } = operation;
@@ -684,7 +681,10 @@ export function pipelineHeaders(
   return { required, optional };
 }
 
-/** The headers registerRoutes sets on a response of an operation that needs no key: a 429 says when to retry. */
-export function openRouteHeaders(status: number): ResponseHeader[] {
+/**
+ * The headers the pipeline sets on a response outside /v1 (an operation that needs no key, or the operator's):
+ * no workspace's rate-limit headers; a 429 says when to retry.
+ */
+export function unmeteredHeaders(status: number): ResponseHeader[] {
   return status === 429 ? [...STAMPED_HEADERS, 'Retry-After'] : [...STAMPED_HEADERS];
 }

@@ -10,9 +10,9 @@ import {
   type OperatorAuth,
   PATH_PREFIX,
   pathParameters,
-  type ResponseSpec,
+  success,
 } from '../contract/operation.js';
-import { operatorErrors } from '../http/route.js';
+import { operatorErrors, unmeteredHeaders } from '../http/route.js';
 import { adminOperations } from '../management/admin-operations.js';
 import { Liveness, Readiness } from '../management/probes.js';
 import { StringEnum } from '../schema/fields.js';
@@ -61,28 +61,18 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   [REFERENCE]: 'This document and the page that renders it. No token.',
 };
 
-/** The success status of an operation (its one 2xx response) and that response. */
-function success(operation: Operation): [number, ResponseSpec] {
-  const found = Object.entries(operation.responses).find(([status]) => Number(status) < 300);
-  if (!found) throw new Error(`${operation.id} declares no success response`);
-  return [Number(found[0]), found[1]];
-}
-
 /** An operation under /admin: the operator token, the listener's own checks (http/route.ts). */
 const OPERATOR_RULES: AuthRules<Operation<OperatorAuth>> = {
   responses(operation) {
-    const [status, spec] = success(operation);
+    const [status, spec] = success(operation, true);
     const described: Record<number, DescribedResponse> = {
-      [status]: { spec, errors: [], headers: { required: STAMPED_HEADERS, optional: [] } },
+      [status]: { spec, errors: [], headers: { required: unmeteredHeaders(status), optional: [] } },
     };
     for (const [status, { description, examples }] of Object.entries(operatorErrors(operation)))
       described[Number(status)] = {
         spec: { description },
         errors: examples,
-        headers: {
-          required: status === '429' ? [...STAMPED_HEADERS, 'Retry-After'] : STAMPED_HEADERS,
-          optional: [],
-        },
+        headers: { required: unmeteredHeaders(Number(status)), optional: [] },
       };
     return described;
   },

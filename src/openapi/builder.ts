@@ -14,6 +14,7 @@ import {
   openApiPath,
   pathParameters,
   type ResponseSpec,
+  success,
 } from '../contract/operation.js';
 import { IdempotencyKeyHeader } from '../http/idempotency.js';
 import { IfNoneMatchHeader } from '../http/revalidation.js';
@@ -55,9 +56,6 @@ export const PUBLISHER = {
 
 /** Examples show demo records (P88, P121): response bodies in full, request bodies with their required fields. */
 export const RESPONSE_EXAMPLES: ExampleOptions = { minimal: false, sample: seedSample };
-
-const successSchema = (operation: Operation) =>
-  Object.entries(operation.responses).find(([status]) => Number(status) < 300)?.[1].schema;
 
 /** Turns TypeBox schemas into plain JSON Schema and hoists every titled schema into components. */
 export class SchemaRegistry {
@@ -270,7 +268,7 @@ export function describeOperations(
     const tag = tags.get(operation.tag) ?? { scopes: new Set<string>(), open: false };
     tags.set(operation.tag, tag);
     rule.tag?.(operation, tag);
-    const answered = successSchema(operation);
+    const answered = success(operation)?.[1].schema;
     const answeredTitle = answered ? plain(answered).title : undefined;
     const body = operation.body;
     const requestExample = body

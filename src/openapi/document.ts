@@ -14,11 +14,11 @@ import { ADDRESS_BUCKETS, type Bucket, PDF_BUCKETS, WORKSPACE_BUCKETS } from '..
 import {
   INTERNAL_ERROR_DESCRIPTION,
   NOT_FOUND_DESCRIPTION,
-  openRouteHeaders,
   pipelineErrors,
   pipelineHeaders,
   RATE_LIMIT_HEADERS,
   rateLimitExceeded,
+  unmeteredHeaders,
 } from '../http/route.js';
 import { openOperations, publicOperations } from '../resources/operations.js';
 import {
@@ -149,7 +149,7 @@ const NO_KEY_RULES: AuthRules<Operation<NoneAuth>> = {
       described[Number(status)] = {
         spec,
         errors: spec.errors ?? [],
-        headers: { required: openRouteHeaders(Number(status)), optional: [] },
+        headers: { required: unmeteredHeaders(Number(status)), optional: [] },
       };
     return described;
   },
