@@ -1,6 +1,6 @@
-// The pipeline of both listeners: one for every operation, its checks chosen by the operation's auth and
-// written once (the shared ones below: single-valued headers, path ids, query, body), so no handler can forget
-// one. An API key's operation (under /v1) gets the checks of decision 1, in order:
+// The pipeline of both listeners: one for every operation, its checks chosen by the operation's auth, each
+// check written once (request-headers.ts, validation.ts, checkPathIds below) whichever auth runs it, so no
+// handler can forget one. An API key's operation (under /v1) gets the checks of decision 1, in order:
 //   authentication (401) → rate limit (429) → plan (403) → scope (403) → query, or a GET's body (400)
 //   → Idempotency-Key (400) → body (422) → path id (404) → handler (404/409/…).
 // An operation that needs no key (decision 4) is limited per client address (P69), and a parameter that fails
@@ -426,7 +426,7 @@ export interface OperatorServices {
  * Once an address is over its limit, every request from it is a 429 before the token is compared, a right one
  * included: otherwise the answer would still tell a right guess from a wrong one. A right token counts nothing.
  */
-export async function authenticateOperator(
+async function authenticateOperator(
   services: OperatorServices,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -443,7 +443,7 @@ export async function authenticateOperator(
 }
 
 /**
- * Registers an operator operation (under /admin) through the operator's checks (above). `context` makes its
+ * Registers an operator operation (under /admin) through the operator's checks (this file's header). `context` makes its
  * handler's context for a request (the management listener's services).
  */
 export function registerOperatorRoute(
