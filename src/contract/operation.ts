@@ -16,6 +16,7 @@ export type Auth =
 
 export type ApiKeyAuth = Extract<Auth, { kind: 'apiKey' }>;
 export type NoneAuth = Extract<Auth, { kind: 'none' }>;
+export type OperatorAuth = Extract<Auth, { kind: 'operator' }>;
 
 /** A public operation under /v1: a workspace's API key holding `scope` (decision 1's checks). */
 export const apiKey = <S extends Scope>(scope: S) => ({ kind: 'apiKey', scope }) as const;
@@ -103,6 +104,24 @@ export function operation<
   R extends Record<number, ResponseSpec> = Record<number, ResponseSpec>,
 >(declaration: Operation<A, U, Q, B, V, R>): Operation<A, U, Q, B, V, R> {
   return declaration;
+}
+
+/**
+ * An operation's success: its one 2xx status and response (none for an operation that only redirects), or
+ * with `required`, an error naming the operation.
+ */
+export function success(operation: Pick<Operation, 'id' | 'responses'>): [number, ResponseSpec] | undefined;
+export function success(
+  operation: Pick<Operation, 'id' | 'responses'>,
+  required: true,
+): [number, ResponseSpec];
+export function success(
+  operation: Pick<Operation, 'id' | 'responses'>,
+  required?: true,
+): [number, ResponseSpec] | undefined {
+  const found = Object.entries(operation.responses).find(([status]) => Number(status) < 300);
+  if (!found && required) throw new Error(`${operation.id} declares no success response`);
+  return found && [Number(found[0]), found[1]];
 }
 
 /** The path parameters of a Fastify path, typed: `/risks/:id/treatments` → `{ id: string }`. */

@@ -28,6 +28,10 @@ interface KeyRow {
   plan: string;
 }
 
+/** The answer to a missing or wrong admin token on the management listener. */
+export const invalidAdminToken = () =>
+  new ApiError('invalid_api_key', 'The admin token is missing or wrong.');
+
 export const invalidApiKey = () =>
   new ApiError('invalid_api_key', 'The API key is missing, unknown, revoked or expired.');
 

@@ -41,3 +41,9 @@ export type OperatorHandler<O> = (
 
 /** One handler per operation of a table of contracts, by operationId. */
 export type OperatorHandlers<T> = { [K in keyof T]: OperatorHandler<T[K]> };
+
+/** An operator operation and its handler: what the management listener registers (route.ts). */
+export interface BoundOperation {
+  operation: Operation;
+  handler: OperatorHandler<Operation>;
+}

@@ -1,31 +1,40 @@
-// The public listener's pipeline: one for every operation, its checks chosen by the operation's auth, so no
+// The pipeline of both listeners: one for every operation, its checks chosen by the operation's auth, each
+// check written once (request-headers.ts, validation.ts, checkPathIds below) whichever auth runs it, so no
 // handler can forget one. An API key's operation (under /v1) gets the checks of decision 1, in order:
 //   authentication (401) → rate limit (429) → plan (403) → scope (403) → query, or a GET's body (400)
 //   → Idempotency-Key (400) → body (422) → path id (404) → handler (404/409/…).
 // An operation that needs no key (decision 4) is limited per client address (P69), and a parameter that fails
-// its schema is a 404. The contracts are declared in src/resources/ (operations.ts); a slice's handler module
-// binds each to its handler with `handle`.
+// its schema is a 404. An operator's (under /admin, the management listener) gets, in order:
+//   token (401; 429 per client address) → path ids (404) → query (400) → no body (400, P114) → body (422)
+//   → its own budget per path id (429, given back when the handler refuses or fails) → handler.
+// The public contracts are declared in src/resources/ (operations.ts), a slice's handler module binds each to
+// its handler with `handle`; the operator's are bound in management/handlers.ts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, internalError, notFound } from '../contract/errors.js';
+import { ApiError, internalError, invalidRequest, notFound } from '../contract/errors.js';
 import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
 import {
   type ApiKeyAuth,
   type BucketSet,
   type InputOf,
+  limitExceeded,
   type NoneAuth,
   type Operation,
   PATH_PREFIX,
   pathParameters,
+  type ResponseSpec,
+  success,
 } from '../contract/operation.js';
+import { INVALID_FIELD, NO_RECORD } from '../contract/operator.js';
 import type { EventRecorder } from '../events/outbox.js';
 import type { Scope } from '../schema/fields.js';
+import { constantTimeEqual, sha256 } from '../security/secrets.js';
 import type { AuditAction } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { TenantDb } from '../storage/tenant.js';
 import { unitOfWork } from '../storage/unit-of-work.js';
-import { Authenticator, invalidApiKey, type KeyRecord } from './auth.js';
+import { Authenticator, invalidAdminToken, invalidApiKey, type KeyRecord } from './auth.js';
 import { sendError, toApiError } from './errors.js';
 import {
   idempotencyKeyInUse,
@@ -33,6 +42,7 @@ import {
   readIdempotencyKey,
   runIdempotent,
 } from './idempotency.js';
+import type { BoundOperation, OperatorContext } from './operator.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
 import { assertNoBody, assertSingleValuedHeaders } from './request-headers.js';
@@ -152,6 +162,11 @@ export async function limitByAddress(
 ): Promise<void> {
   const decision = await services.limiter.consume(`addr:${request.ip}`, buckets);
   if (!decision.allowed) throw rateLimited(request, reply, decision);
+}
+
+/** A path id that is not a uuid is a 404, like a missing one (decision 3). */
+function checkPathIds(names: readonly string[], params: Record<string, string>): void {
+  for (const name of names) if (!isUuid(params[name] ?? '')) throw notFound();
 }
 
 const planUpgradeRequired = () =>
@@ -280,11 +295,6 @@ export function registerRoutes<S extends PublicServices>(
         if (!auth) throw new Error('a request reached its handler without authentication');
         const { key, tenant } = auth;
         const params = request.params as Record<string, string>;
-        // A path id that is not a uuid is a 404, like a missing one (decision 3): existence, checked after
-        // request validation (decision 1).
-        const checkPathIds = () => {
-          for (const name of pathParams) if (!isUuid(params[name] ?? '')) throw notFound();
-        };
         const query = { ...(request.query as Record<string, unknown>) };
         validateQuery(querySchema, query);
         // A GET takes no body: one sent is refused rather than ignored (P114).
@@ -312,15 +322,16 @@ export function registerRoutes<S extends PublicServices>(
         };
 
         let result: RouteReply;
+        // Path ids (existence) are checked after request validation (decision 1).
         if (operation.method === 'GET') {
-          checkPathIds();
+          checkPathIds(pathParams, params);
           result = await route.handler(context(tenant, null), { params, query, body: undefined });
         } else {
           const body = request.body;
           if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
           const run = async (tx: Queryable) => {
             if (bodySchema) validateBody(bodySchema, body);
-            checkPathIds();
+            checkPathIds(pathParams, params);
             const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
             return { status: reply.status, body: reply.body ?? '', withoutPii: reply.withoutPii };
           };
@@ -400,6 +411,92 @@ export function registerRoutes<S extends PublicServices>(
     if (isKeyRoute(route)) keyRoute(route);
     else openRoute(route as Route<Operation<NoneAuth>, S>);
   }
+}
+
+/** What the operator's branch of the pipeline needs: the token's hash, and the limiter for its budgets. */
+export interface OperatorServices {
+  adminTokenHash: Buffer;
+  limiter: RateLimiter;
+  buckets: Record<BucketSet, readonly Bucket[]>;
+}
+
+/**
+ * The operator's authentication: a bearer token compared, as a SHA-256 digest, in constant time with the one
+ * the process holds (only its hash is kept). Wrong and missing tokens are counted per client address (P68).
+ * Once an address is over its limit, every request from it is a 429 before the token is compared, a right one
+ * included: otherwise the answer would still tell a right guess from a wrong one. A right token counts nothing.
+ */
+async function authenticateOperator(
+  services: OperatorServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const token = Authenticator.bearer(request.raw.rawHeaders);
+  const valid = token !== null && constantTimeEqual(sha256(token), services.adminTokenHash);
+  const failures = `admin-failures:${request.ip}`;
+  const { limiter, buckets } = services;
+  const decision = valid
+    ? await limiter.peek(failures, buckets.adminFailures)
+    : await limiter.consume(failures, buckets.adminFailures);
+  if (!decision.allowed) throw rateLimited(request, reply, decision);
+  if (!valid) throw invalidAdminToken();
+}
+
+/**
+ * Registers an operator operation (under /admin) through the operator's checks (this file's header). `context` makes its
+ * handler's context for a request (the management listener's services).
+ */
+export function registerOperatorRoute(
+  app: FastifyInstance,
+  services: OperatorServices,
+  { operation, handler }: BoundOperation,
+  context: (request: FastifyRequest) => OperatorContext,
+): void {
+  // Everything a request needs from its operation, resolved once here rather than on each request.
+  const hasIdPath = operation.path.startsWith('/workspaces/:id');
+  const [status] = success(operation, true);
+  const pathIds = pathParameters(operation.path);
+  const bodySchema = operation.validateBody === false ? undefined : operation.body;
+  const { limit } = operation;
+  const budgetBuckets = limit && services.buckets[limit.buckets];
+  app.route({
+    method: operation.method,
+    url: `${PATH_PREFIX.operator}${operation.path}`,
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      await authenticateOperator(services, request, reply);
+      assertSingleValuedHeaders(request.raw.rawHeaders);
+      const params = request.params as Record<string, string>;
+      checkPathIds(pathIds, params);
+      if (hasIdPath) request.workspaceId = params.id ?? null;
+      const query = { ...(request.query as Record<string, unknown>) };
+      if (operation.query) validateQuery(operation.query, query);
+      else if (Object.keys(query).length > 0)
+        throw invalidRequest('This endpoint takes no query parameters.');
+      if (!operation.body) assertNoBody(request.headers, request.body as Buffer | undefined);
+      else if (bodySchema) validateBody(bodySchema, request.body);
+      // Validated against the operation's query and body schemas above (or judged by the handler:
+      // validateBody false).
+      const input = { params, query, body: operation.body ? request.body : undefined } as Parameters<
+        typeof handler
+      >[1];
+      const budget = limit &&
+        budgetBuckets && { key: `${operation.id}:${params.id}`, buckets: budgetBuckets };
+      if (limit && budget) {
+        const decision = await services.limiter.consume(budget.key, budget.buckets);
+        if (!decision.allowed) throw rateLimited(request, reply, decision, limitExceeded(limit));
+      }
+      let result: string | undefined;
+      try {
+        result = await handler(context(request), input);
+      } catch (error) {
+        // Refused or failed: nothing was done, so nothing is counted.
+        if (budget) await services.limiter.refund(budget.key, budget.buckets);
+        throw error;
+      }
+      reply.code(status);
+      return result === undefined ? reply.send() : reply.header('content-type', JSON_TYPE).send(result);
+    },
+  });
 }
 
 const isKeyRoute = <S extends PublicServices>(route: Route): route is Route<Operation<ApiKeyAuth>, S> =>
@@ -504,6 +601,70 @@ export function pipelineErrors(operation: Operation<ApiKeyAuth>): Record<number,
   return errors;
 }
 
+/**
+ * The error responses of an operator operation: those of the operator's checks (registerOperatorRoute), then
+ * those its handler declares. Kept next to the pipeline so that a new check is documented where it is written.
+ */
+export function operatorErrors(
+  operation: Operation,
+): Record<number, { description: string; examples: ApiError[] }> {
+  const declared = operation.responses;
+  const errors: Record<number, { description: string; examples: ApiError[] }> = {
+    400: {
+      description: `Malformed request: ${
+        operation.query
+          ? 'an unknown or invalid query parameter (named in `details.parameter`)'
+          : operation.body
+            ? 'a query parameter (none is taken)'
+            : 'a query parameter or a request body (this operation takes neither)'
+      }${operation.body ? ', a body that is not JSON' : ''}, or a header sent twice.`,
+      examples: [
+        thrownBy(() => validateQuery(operation.query ?? NO_PARAMETERS, { unknown: '1' })),
+        ...(operation.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
+        // The handler's own 400s are malformed requests too: the description above covers them.
+        ...(declared[400]?.errors ?? []),
+      ],
+    },
+    401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
+    429: {
+      description:
+        'Too many wrong or missing tokens from this address: every request from it waits `Retry-After` ' +
+        'seconds, one with the right token included.',
+      examples: [rateLimitExceeded()],
+    },
+    500: { description: INTERNAL_ERROR_DESCRIPTION, examples: [internalError()] },
+  };
+  if (operation.limit)
+    errors[429] = {
+      description: `${operation.limit.description} ${errors[429]?.description}`,
+      examples: [limitExceeded(operation.limit), ...(errors[429]?.examples ?? [])],
+    };
+  const answer = ({ description, errors: examples = [] }: ResponseSpec) => ({
+    description,
+    examples: [...examples],
+  });
+  // A path id that is not a uuid is a 404 of the listener's, whatever the handler declares.
+  const notFoundSpec = declared[404] ?? (pathParameters(operation.path).length > 0 ? NO_RECORD : undefined);
+  if (notFoundSpec) errors[404] = answer(notFoundSpec);
+  if (declared[409]) errors[409] = answer(declared[409]);
+  const { body } = operation;
+  const invalid = declared[422] ?? (body && operation.validateBody !== false ? INVALID_FIELD : undefined);
+  if (body && invalid)
+    errors[422] = {
+      description: invalid.description,
+      examples: invalid.errors
+        ? [...invalid.errors]
+        : // An empty body names the required fields; a body whose fields are all optional, an unknown one.
+          [
+            thrownBy(() => {
+              validateBody(body, {});
+              validateBody(body, { unknown_field: true });
+            }),
+          ],
+    };
+  return errors;
+}
+
 /** Statuses the pipeline answers before an idempotent request runs, so never a stored (replayed) response. */
 const NEVER_STORED = new Set([400, 401, 403, 429, 500]);
 
@@ -520,7 +681,10 @@ export function pipelineHeaders(
   return { required, optional };
 }
 
-/** The headers registerRoutes sets on a response of an operation that needs no key: a 429 says when to retry. */
-export function openRouteHeaders(status: number): ResponseHeader[] {
+/**
+ * The headers the pipeline sets on a response outside /v1 (an operation that needs no key, or the operator's):
+ * no workspace's rate-limit headers; a 429 says when to retry.
+ */
+export function unmeteredHeaders(status: number): ResponseHeader[] {
   return status === 429 ? [...STAMPED_HEADERS, 'Retry-After'] : [...STAMPED_HEADERS];
 }

@@ -2,7 +2,7 @@
 // (over actions.ts and the import), the areas' lifecycle actions from their slices. The type requires exactly
 // one handler per contract of admin-operations.ts.
 import type { Operation } from '../contract/operation.js';
-import type { OperatorHandler, OperatorHandlers } from '../http/operator.js';
+import type { BoundOperation, OperatorHandler, OperatorHandlers } from '../http/operator.js';
 import { actionPlansAdmin } from '../resources/action-plans/admin.js';
 import { alertsAdmin } from '../resources/alerts/admin.js';
 import { assessmentsAdmin } from '../resources/assessments/admin.js';
@@ -50,12 +50,6 @@ const handlers: OperatorHandlers<AdminOperations> = {
   ...webhooksAdmin,
   ...auditLogsAdmin,
 };
-
-/** An operation and its handler. */
-export interface BoundOperation {
-  operation: Operation;
-  handler: OperatorHandler<Operation>;
-}
 
 /** Every operation of the listener with its handler, in the contracts' order. */
 export const boundAdminOperations: readonly BoundOperation[] = Object.entries(adminOperations).map(

@@ -1,38 +1,35 @@
-// The management listener's OpenAPI 3.1 document, generated from the contracts of its operations (no
-// handler): committed as openapi.admin.json (drift-checked) and served at GET /openapi.json on the admin
-// listener. The listener's own answers (400, 401, 429, 500, a path id's 404, a body's 422) are derived here
-// from what the listener checks; the others are those each contract declares.
+// The management listener's OpenAPI 3.1 document (openapi.admin.json, drift-checked, served at GET
+// /openapi.json on the admin listener): its profile for the one builder (builder.ts). The listener's own
+// answers to an operator operation (400, 401, 429, 500, a path id's 404, a body's 422) are derived here from
+// what its pipeline checks (http/route.ts); the others are those each contract declares.
 import type { TSchema } from 'typebox';
-import { type ApiError, ErrorSchema, internalError, notFound } from '../contract/errors.js';
-import { RESPONSE_HEADERS, type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
+import { notFound } from '../contract/errors.js';
+import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
 import {
-  limitExceeded,
   type Operation,
-  openApiPath,
+  type OperatorAuth,
   PATH_PREFIX,
   pathParameters,
-  type ResponseSpec,
+  success,
 } from '../contract/operation.js';
-import { INVALID_FIELD, NO_RECORD } from '../contract/operator.js';
-import { assertNoBody } from '../http/request-headers.js';
-import { rateLimitExceeded, thrownBy } from '../http/route.js';
-import { NO_PARAMETERS, validateBody, validateQuery } from '../http/validation.js';
+import { operatorErrors, unmeteredHeaders } from '../http/route.js';
 import { adminOperations } from '../management/admin-operations.js';
-import { invalidAdminToken } from '../management/auth.js';
 import { Liveness, Readiness } from '../management/probes.js';
-import { StringEnum, Uuid } from '../schema/fields.js';
-import { adminRouteSamples, adminSample } from './code-samples.js';
+import { StringEnum } from '../schema/fields.js';
 import {
-  errorExamples,
+  type AuthRules,
+  buildDocument,
+  type DescribedResponse,
+  type DocumentProfile,
   PUBLISHER,
   parameter,
   RESPONSE_EXAMPLES,
-  SchemaRegistry,
   sorted,
-} from './document.js';
-import { exampleOf, type Json, plain } from './examples.js';
+} from './builder.js';
+import { adminRouteSamples, adminSample } from './code-samples.js';
+import { exampleOf, plain } from './examples.js';
 import { PAGE_HEADERS, REFERENCE_FILES } from './reference-operations.js';
-import { pathSampleId, seedSample } from './seed-samples.js';
+import { seedSample } from './seed-samples.js';
 
 const JSON_MEDIA = 'application/json';
 const SECURITY_SCHEME = 'adminToken';
@@ -64,132 +61,72 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   [REFERENCE]: 'This document and the page that renders it. No token.',
 };
 
-/** The success status of an operation (its one 2xx response) and that response. */
-function success(operation: Operation): [number, ResponseSpec] {
-  const found = Object.entries(operation.responses).find(([status]) => Number(status) < 300);
-  if (!found) throw new Error(`${operation.id} declares no success response`);
-  return [Number(found[0]), found[1]];
-}
-
-/** The error responses of an operation: the listener's own checks, then those its handler declares. */
-function adminErrors(operation: Operation): Record<number, { description: string; examples: ApiError[] }> {
-  const declared = operation.responses;
-  const errors: Record<number, { description: string; examples: ApiError[] }> = {
-    400: {
-      description: `Malformed request: ${
-        operation.query
-          ? 'an unknown or invalid query parameter (named in `details.parameter`)'
-          : operation.body
-            ? 'a query parameter (none is taken)'
-            : 'a query parameter or a request body (this operation takes neither)'
-      }${operation.body ? ', a body that is not JSON' : ''}, or a header sent twice.`,
-      examples: [
-        thrownBy(() => validateQuery(operation.query ?? NO_PARAMETERS, { unknown: '1' })),
-        ...(operation.body ? [] : [thrownBy(() => assertNoBody({ 'content-length': '2' }))]),
-        // The handler's own 400s are malformed requests too: the description above covers them.
-        ...(declared[400]?.errors ?? []),
-      ],
-    },
-    401: { description: 'The admin token is missing or wrong.', examples: [invalidAdminToken()] },
-    429: {
-      description:
-        'Too many wrong or missing tokens from this address: every request from it waits `Retry-After` ' +
-        'seconds, one with the right token included.',
-      examples: [rateLimitExceeded()],
-    },
-    500: { description: 'Failure on the service side: retry later.', examples: [internalError()] },
-  };
-  if (operation.limit)
-    errors[429] = {
-      description: `${operation.limit.description} ${errors[429]?.description}`,
-      examples: [limitExceeded(operation.limit), ...(errors[429]?.examples ?? [])],
+/** An operation under /admin: the operator token, the listener's own checks (http/route.ts). */
+const OPERATOR_RULES: AuthRules<Operation<OperatorAuth>> = {
+  responses(operation) {
+    const [status, spec] = success(operation, true);
+    const described: Record<number, DescribedResponse> = {
+      [status]: { spec, errors: [], headers: { required: unmeteredHeaders(status), optional: [] } },
     };
-  const answer = ({ description, errors: examples = [] }: ResponseSpec) => ({
-    description,
-    examples: [...examples],
-  });
-  // A path id that is not a uuid is a 404 of the listener's, whatever the handler declares.
-  const notFoundSpec = declared[404] ?? (pathParameters(operation.path).length > 0 ? NO_RECORD : undefined);
-  if (notFoundSpec) errors[404] = answer(notFoundSpec);
-  if (declared[409]) errors[409] = answer(declared[409]);
-  const { body } = operation;
-  const invalid = declared[422] ?? (body && operation.validateBody !== false ? INVALID_FIELD : undefined);
-  if (body && invalid)
-    errors[422] = {
-      description: invalid.description,
-      examples: invalid.errors
-        ? [...invalid.errors]
-        : // An empty body names the required fields; a body whose fields are all optional, an unknown one.
-          [
-            thrownBy(() => {
-              validateBody(body, {});
-              validateBody(body, { unknown_field: true });
-            }),
-          ],
-    };
-  return errors;
-}
+    for (const [status, { description, examples }] of Object.entries(operatorErrors(operation)))
+      described[Number(status)] = {
+        spec: { description },
+        errors: examples,
+        headers: { required: unmeteredHeaders(Number(status)), optional: [] },
+      };
+    return described;
+  },
+  pathPrefix: PATH_PREFIX.operator,
+  judgedBodyRequired: false,
+  // A request body shows the fields of the demo record it writes (the one the operation answers with).
+  bodyExample: (_body, answered) => ({
+    minimal: true,
+    sample: seedSample,
+    record: answered === undefined ? undefined : seedSample(answered),
+  }),
+  samples: (operation, { ids, body }) => adminRouteSamples(operation, ids, body),
+};
 
 export function buildAdminOpenApiDocument(operations: Record<string, Operation>): Record<string, unknown> {
-  const schemas = new SchemaRegistry();
-  const errorRef = schemas.ref(ErrorSchema);
-  const refs = (names: readonly ResponseHeader[]) =>
-    Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
-  const headers = refs(STAMPED_HEADERS);
-  const content = (schema: TSchema, example: Json | undefined) => ({
-    [JSON_MEDIA]: { schema: schemas.ref(schema), ...(example === undefined ? {} : { example }) },
-  });
-  const paths: Record<string, Record<string, unknown>> = {};
-  const tags = new Set<string>();
-  for (const operation of Object.values(operations)) {
-    tags.add(operation.tag);
-    const [status, { description, schema: response }] = success(operation);
-    // The answer shows the demo record of its resource; a request body, the fields of the record it writes
-    // (the one the operation answers with).
-    const answered = response ? plain(response) : undefined;
-    const record = typeof answered?.title === 'string' ? seedSample(answered.title) : undefined;
-    const bodyExample = operation.body
-      ? exampleOf(plain(operation.body), { minimal: true, sample: seedSample, record })
-      : undefined;
-    const responses: Record<string, unknown> = {
-      [status]: {
-        description,
-        headers,
-        ...(response ? { content: content(response, exampleOf(plain(response), RESPONSE_EXAMPLES)) } : {}),
+  return buildDocument({
+    operations: Object.values(operations),
+    rules: { operator: OPERATOR_RULES },
+    tagDescription: (name) => TAG_DESCRIPTIONS[name],
+    extraPaths: probesAndReference,
+    notFound: { description: 'No such path or method.', optionalHeaders: [] },
+    shareResponses: false,
+    layout: ({ schemas, headers, paths, tags, responses }) => ({
+      openapi: '3.1.0',
+      info: { ...INFO, ...PUBLISHER },
+      servers: [{ url: '/', description: 'The management listener.' }],
+      security: [{ [SECURITY_SCHEME]: [] }],
+      tags,
+      paths,
+      components: {
+        schemas: sorted(schemas.components),
+        // In the order of their first use.
+        headers: headers.components,
+        responses,
+        securitySchemes: {
+          [SECURITY_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The operator token (`ADMIN_TOKEN`, or the one printed at the first start).',
+          },
+        },
       },
-    };
-    for (const [status, { description, examples }] of Object.entries(adminErrors(operation)))
-      responses[status] = {
-        description,
-        headers: status === '429' ? refs([...STAMPED_HEADERS, 'Retry-After']) : headers,
-        content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples(examples) } },
-      };
-    const path = `${PATH_PREFIX.operator}${openApiPath(operation.path)}`;
-    paths[path] ??= {};
-    (paths[path] as Record<string, unknown>)[operation.method.toLowerCase()] = {
-      operationId: operation.id,
-      tags: [operation.tag],
-      summary: operation.summary,
-      ...(operation.description ? { description: operation.description } : {}),
-      parameters: [
-        ...pathParameters(operation.path).map((name) => parameter(name, 'path', Uuid, true)),
-        ...Object.entries(operation.query?.properties ?? {}).map(([name, schema]) =>
-          parameter(name, 'query', schema, operation.query?.required?.includes(name) ?? false),
-        ),
-      ],
-      ...(operation.body
-        ? {
-            requestBody: {
-              required: operation.validateBody !== false,
-              content: content(operation.body, bodyExample),
-            },
-          }
-        : {}),
-      responses,
-      'x-codeSamples': adminRouteSamples(operation, pathSampleId(operation.path), bodyExample),
-    };
-  }
-  // The listener's routes for machines, its own description and the page rendering it: no token.
+    }),
+  });
+}
+
+/** The listener's routes for machines, its own description and the page rendering it: no token. */
+function probesAndReference({
+  headers,
+  content,
+  errorContent,
+}: Parameters<NonNullable<DocumentProfile['extraPaths']>>[0]): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const refs = (names: readonly ResponseHeader[]) => headers.refs(names);
   const open = (
     path: string,
     tag: string,
@@ -240,14 +177,16 @@ export function buildAdminOpenApiDocument(operations: Record<string, Operation>)
   open('/openapi.json', REFERENCE, 'adminOpenApi', 'This document', {
     200: answer('This document.', { [JSON_MEDIA]: {} }),
   });
-  const notModified = answer('The copy named in `If-None-Match` is current: no body.', undefined, ['ETag']);
+  // Made where used: header components come in the order of their first use.
+  const notModified = () =>
+    answer('The copy named in `If-None-Match` is current: no body.', undefined, ['ETag']);
   open('/docs', REFERENCE, 'adminReferencePage', 'The reference page, rendered from this document', {
     200: answer(
       'An HTML page: works offline, loading nothing from outside this service.',
       { 'text/html': {} },
       PAGE_HEADERS,
     ),
-    304: notModified,
+    304: notModified(),
   });
   open('/docs/{file}', REFERENCE, 'adminReferenceFile', 'A file of the reference page', {
     200: answer(
@@ -255,50 +194,14 @@ export function buildAdminOpenApiDocument(operations: Record<string, Operation>)
       Object.fromEntries(['text/javascript', 'text/css', 'text/plain'].map((type) => [type, {}])),
       PAGE_HEADERS,
     ),
-    304: notModified,
+    304: notModified(),
     404: {
       description: 'No such file.',
-      headers,
-      content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples([notFound('file')]) } },
+      headers: refs(STAMPED_HEADERS),
+      content: errorContent([notFound('file')]),
     },
   });
-  tags.add(PROBES);
-  tags.add(REFERENCE);
-  return {
-    openapi: '3.1.0',
-    info: { ...INFO, ...PUBLISHER },
-    servers: [{ url: '/', description: 'The management listener.' }],
-    security: [{ [SECURITY_SCHEME]: [] }],
-    tags: [...tags].map((name) => {
-      const description = TAG_DESCRIPTIONS[name];
-      if (!description) throw new Error(`admin tag ${name} has no description`);
-      return { name, description };
-    }),
-    paths,
-    components: {
-      schemas: sorted(schemas.components),
-      headers: Object.fromEntries(
-        [...STAMPED_HEADERS, 'Retry-After' as const, ...PAGE_HEADERS].map((name) => {
-          const { description, schema } = RESPONSE_HEADERS[name];
-          return [name, { description, required: true, schema: plain(schema) }];
-        }),
-      ),
-      responses: {
-        NotFound: {
-          description: 'No such path or method.',
-          headers,
-          content: { [JSON_MEDIA]: { schema: errorRef, ...errorExamples([notFound()]) } },
-        },
-      },
-      securitySchemes: {
-        [SECURITY_SCHEME]: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'The operator token (`ADMIN_TOKEN`, or the one printed at the first start).',
-        },
-      },
-    },
-  };
+  return paths;
 }
 
 let text: string | undefined;
