@@ -12,7 +12,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, internalError, invalidRequest, notFound } from '../contract/errors.js';
+import { ApiError, internalError, notFound } from '../contract/errors.js';
 import { type ResponseHeader, STAMPED_HEADERS } from '../contract/headers.js';
 import {
   type ApiKeyAuth,
@@ -469,9 +469,8 @@ export function registerOperatorRoute(
       checkPathIds(pathIds, params);
       if (hasIdPath) request.workspaceId = params.id ?? null;
       const query = { ...(request.query as Record<string, unknown>) };
-      if (operation.query) validateQuery(operation.query, query);
-      else if (Object.keys(query).length > 0)
-        throw invalidRequest('This endpoint takes no query parameters.');
+      // An operation without query parameters refuses any, in the words of the public API (P158).
+      validateQuery(operation.query ?? NO_PARAMETERS, query);
       if (!operation.body) assertNoBody(request.headers, request.body as Buffer | undefined);
       else if (bodySchema) validateBody(bodySchema, request.body);
       // Validated against the operation's query and body schemas above (or judged by the handler:

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ADMIN_FAILURE_BUCKETS, createMemoryRateLimiter } from '../../src/http/rate-limit.js';
+import { adminDocumentText } from '../../src/openapi/admin-document.js';
 import { adminTokenWeakness, generateAdminToken } from '../../src/security/secrets.js';
 import { assertError, Harness, type Response, useHarness } from '../support/harness.js';
 
@@ -492,5 +493,30 @@ describe('import of ids already stored', () => {
     });
     assertError(again, 422, 'validation_failed');
     assert.ok('suppliers[0].id' in again.json.error.details.fields);
+  });
+});
+
+describe('query parameters (P158)', () => {
+  test('an operation that takes none refuses one with the 400 its document shows, naming the parameter', async () => {
+    const document = JSON.parse(adminDocumentText()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    for (const [method, path, url] of [
+      ['GET', '/admin/workspaces', '/admin/workspaces?unknown=1'],
+      ['GET', '/admin/workspaces/{id}/users', `/admin/workspaces/${ws.id}/users?unknown=1`],
+      ['POST', '/admin/api-keys/{id}/revoke', `/admin/api-keys/${randomUUID()}/revoke?unknown=1`],
+    ] as const) {
+      const documented = document.paths[path]?.[method.toLowerCase()]?.responses['400'] as {
+        content: {
+          'application/json': { examples: Record<string, { value: { error: { message: string } } }> };
+        };
+      };
+      const example = documented.content['application/json'].examples.invalid_request?.value.error;
+      const res = await h.admin(method, url);
+      assertError(res, 400, 'invalid_request');
+      const error = (res.json as { error: { message: string; details?: unknown } }).error;
+      assert.equal(error.message, example?.message, url);
+      assert.deepEqual(error.details, { parameter: 'unknown' }, url);
+    }
   });
 });
