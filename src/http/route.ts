@@ -299,9 +299,17 @@ export function registerRoutes<S extends PublicServices>(
         validateQuery(querySchema, query);
         // A GET takes no body: one sent is refused rather than ignored (P114).
         if (operation.method === 'GET') assertNoBody(request.headers);
-        const actor = { type: 'user', id: key.createdBy, apiKeyId: key.keyId } as const;
         const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => {
-          const work = tx ? unitOfWork(tx, key.workspaceId, actor, request.id, tenantDb) : null;
+          // A write is attributed to the human who created the key (decision 26); a read writes nothing.
+          const work = tx
+            ? unitOfWork(
+                tx,
+                key.workspaceId,
+                { type: 'user', id: key.createdBy, apiKeyId: key.keyId },
+                request.id,
+                tenantDb,
+              )
+            : null;
           return {
             request,
             services,

@@ -4,25 +4,12 @@
 // description stored before the server refused them, a field name echoed in a 422).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { tprmRunner } from '../support/cli.js';
-import { useHarness } from '../support/harness.js';
+import { useCliHarness } from '../support/cli.js';
 
-let adminUrl: string;
-let cwd: string;
-
-const { h } = useHarness({}, async () => {
-  await h.adminApp.listen({ port: 0, host: '127.0.0.1' });
-  adminUrl = `http://127.0.0.1:${(h.adminApp.server.address() as AddressInfo).port}`;
-  cwd = await mkdtemp(join(tmpdir(), 'tprm-cli-'));
-});
-
-const { tprm, ok } = tprmRunner(() => ({ adminUrl, adminToken: h.adminToken, cwd }));
+const { h, tprm, ok } = useCliHarness();
 
 /** The control characters (C0, DEL, C1) of `text` other than the line breaks of the output's own layout. */
 const rawControls = (text: string) =>

@@ -16,20 +16,9 @@ import { SCOPES } from '../../src/schema/fields.js';
 import { countSeedRecords, generateSeedDocument } from '../../src/seed/index.js';
 import { lockDataDir } from '../../src/storage/lock.js';
 import { loadMigrations } from '../../src/storage/migrations.js';
-import { tprmRunner } from '../support/cli.js';
-import { useHarness } from '../support/harness.js';
+import { useCliHarness } from '../support/cli.js';
 
-let adminUrl: string;
-let cwd: string;
-
-const { h } = useHarness({}, async () => {
-  await h.adminApp.listen({ port: 0, host: '127.0.0.1' });
-  adminUrl = `http://127.0.0.1:${(h.adminApp.server.address() as AddressInfo).port}`;
-  // An empty working directory: no stray .env is read.
-  cwd = await mkdtemp(join(tmpdir(), 'tprm-cli-'));
-});
-
-const { tprm, ok } = tprmRunner(() => ({ adminUrl, adminToken: h.adminToken, cwd }));
+const { h, tprm, ok, dir } = useCliHarness();
 
 const newWorkspace = async (name = 'CLI workspace') =>
   (await ok(['workspaces', 'create', '--name', name, '--plan', 'enterprise', '--json'])).json;
@@ -427,7 +416,7 @@ describe('webhook endpoints', () => {
 describe('import', () => {
   test('a JSON file and stdin (-) are imported; the records are visible on the public API', async () => {
     const ws = await h.workspace();
-    const file = join(cwd, 'suppliers.json');
+    const file = join(dir(), 'suppliers.json');
     await writeFile(
       file,
       JSON.stringify({
@@ -464,7 +453,7 @@ describe('import', () => {
     const notJson = await tprm(['import', ws.id, '-'], { input: '{oops' });
     assert.equal(notJson.code, 1);
     assert.match(notJson.stderr, /stdin is not valid JSON/);
-    const missing = await tprm(['import', ws.id, join(cwd, 'nope.json')]);
+    const missing = await tprm(['import', ws.id, join(dir(), 'nope.json')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /Cannot read .*nope\.json/);
   });
@@ -669,7 +658,7 @@ describe('errors', () => {
     });
 
     const ws = await newWorkspace();
-    const badFile = await tprm(['import', ws.id, join(cwd, 'nope.json'), '--json']);
+    const badFile = await tprm(['import', ws.id, join(dir(), 'nope.json'), '--json']);
     assert.equal(badFile.code, 1);
     const local = JSON.parse(badFile.stderr).error;
     assert.equal(local.code, 'cli_error');
@@ -962,7 +951,7 @@ describe('migrate', () => {
     try {
       const target = new URL(url);
       target.pathname = `/${name}`;
-      const env = { DATABASE_URL: target.href, DATA_DIR: join(cwd, 'unused') };
+      const env = { DATABASE_URL: target.href, DATA_DIR: join(dir(), 'unused') };
       const first = await ok(['migrate', '--json'], { env });
       assert.equal(first.json.database, 'postgres');
       assert.deepEqual(

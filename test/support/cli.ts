@@ -2,8 +2,13 @@
 // process, in an empty working directory (no stray .env is read).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Finished, finished } from './child.js';
+import { useHarness } from './harness.js';
 
 // Compiled to dist/test/support/cli.js; the launcher lives in bin/ at the project root.
 const BIN = fileURLToPath(new URL('../../../bin/tprm.js', import.meta.url));
@@ -53,4 +58,19 @@ export function tprmRunner(target: () => { adminUrl: string; adminToken: string;
   }
 
   return { tprm, ok };
+}
+
+/**
+ * A harness whose management API listens on loopback, and `tprm`/`ok` against it, run in an empty working
+ * directory (`dir()`, known once the file's `before` ran) so that no stray .env is read.
+ */
+export function useCliHarness() {
+  let adminUrl = '';
+  let cwd = '';
+  const { h } = useHarness({}, async () => {
+    await h.adminApp.listen({ port: 0, host: '127.0.0.1' });
+    adminUrl = `http://127.0.0.1:${(h.adminApp.server.address() as AddressInfo).port}`;
+    cwd = await mkdtemp(join(tmpdir(), 'tprm-cli-'));
+  });
+  return { h, dir: () => cwd, ...tprmRunner(() => ({ adminUrl, adminToken: h.adminToken, cwd })) };
 }
