@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import Fastify from 'fastify';
 import { listOperation } from '../../src/contract/list.js';
 import { handleList, NEWEST_FIRST } from '../../src/http/list.js';
-import { type PublicServices, registerRoutes } from '../../src/http/route.js';
+import { type PublicServices, pipelineSteps, registerRoutes } from '../../src/http/route.js';
 import { listSuppliers } from '../../src/resources/suppliers/operations.js';
 import { Supplier } from '../../src/resources/suppliers/schema.js';
 
@@ -59,5 +59,30 @@ describe('binding operations', () => {
       /bound twice or not served: \[listSuppliers\]/,
     );
     assert.throws(() => registerRoutes(Fastify(), services, [route], []), /not served: \[listSuppliers\]/);
+  });
+
+  // One pipeline for every operation: each auth lists its steps in the order they run, each step written once.
+  test("each auth's checks run in the documented order (decision 1 for an API key, P114 and P158 for the operator)", () => {
+    assert.deepEqual(pipelineSteps('apiKey'), [
+      'keyAuthentication',
+      'singleValuedHeaders',
+      'queryParameters',
+      'noBodyOnRead',
+      'objectBody',
+      'idempotencyKey',
+      'bodyFields',
+      'pathIds',
+    ]);
+    assert.deepEqual(pipelineSteps('none'), ['addressLimit', 'openParameters']);
+    assert.deepEqual(pipelineSteps('operator'), [
+      'operatorToken',
+      'singleValuedHeaders',
+      'pathIds',
+      'pathWorkspace',
+      'queryParameters',
+      'noBody',
+      'bodyFields',
+      'operatorBudget',
+    ]);
   });
 });
