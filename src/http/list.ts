@@ -1,7 +1,6 @@
 // Cursor-paged collections, bound: the SQL of a list operation's filters (by the names its contract gives
 // them, contract/list.ts) and its order. One SQL round trip per page: PostgreSQL filters, orders, limits
-// (limit + 1 tells has_more) and returns each field as text (Resource.row); Node joins the fields and the rows
-// into the envelope.
+// (limit + 1 tells has_more) and returns the page's records as one JSON text; Node wraps it in the envelope.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { TObject, TSchema } from 'typebox';
 import { notFound } from '../contract/errors.js';
@@ -34,7 +33,8 @@ export interface ListQuery {
 }
 
 export interface PageResult {
-  items: string[];
+  /** The page's records, as the JSON text inside the brackets of `data` (records joined by commas). */
+  items: string;
   hasMore: boolean;
   /** Sort key of the last row served, for the next cursor. */
   last: [string, string] | null;
@@ -67,22 +67,24 @@ export async function fetchPage(
       `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} (${next(at)}::timestamptz, ${next(id)}::uuid)`,
     );
   }
-  const shape = spec.resource.row('t', { pii: args.pii, engine: tenant.engine });
-  // Columns 0 and 1: the row's sort key, for the next cursor; then the resource's fields.
-  const sql = `select iso(t.${column}), t.id::text, ${shape.sql}
-    from ${spec.resource.table} t
-    where ${where.join(' and ')}
-    order by t.${column} ${direction}, t.id ${direction}
-    limit ${next(args.limit + 1)}`;
-  const rows = await tenant.queryArrays(sql, params);
-  const hasMore = rows.length > args.limit;
-  const served = hasMore ? rows.slice(0, args.limit) : rows;
-  const lastRow = served[served.length - 1];
-  return {
-    items: served.map((row) => shape.render(row, 2)),
-    hasMore,
-    last: lastRow ? [lastRow[0] as string, lastRow[1] as string] : null,
-  };
+  const limit = next(args.limit);
+  const order = `t.${column} ${direction}, t.id ${direction}`;
+  // PostgreSQL builds the page: each record's JSON text (Resource.json), joined in order into one value, so the
+  // driver decodes one field per page rather than one per field of every record. The inner select reads one
+  // row past the page (has_more); the outer one leaves it out and returns the sort key of the last row served.
+  const sql = `select coalesce(string_agg(p.j, ',' order by p.n) filter (where p.n <= ${limit}), ''),
+      count(*) > ${limit},
+      (array_agg(p.k0 order by p.n desc) filter (where p.n <= ${limit}))[1],
+      (array_agg(p.k1 order by p.n desc) filter (where p.n <= ${limit}))[1]
+    from (select row_number() over (order by ${order}) n, iso(t.${column}) k0, t.id::text k1,
+        ${spec.resource.json('t', { pii: args.pii })} j
+      from ${spec.resource.table} t
+      where ${where.join(' and ')}
+      order by ${order}
+      limit ${limit} + 1) p`;
+  const [row] = await tenant.queryArrays(sql, params);
+  const [items, hasMore, lastAt, lastId] = row as [string, boolean, string | null, string | null];
+  return { items, hasMore, last: lastAt !== null && lastId !== null ? [lastAt, lastId] : null };
 }
 
 /** The predicates of a list's own filters, by the names its contract declares (a type error when they differ). */
@@ -125,7 +127,11 @@ export function handleList<O extends ListOperation>(
     const nextCursor = list.feed ? (lastServed ?? cursor ?? null) : page.hasMore ? lastServed : null;
     return {
       status: 200,
-      body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
+      body: renderPage(
+        page.items ? [page.items] : [],
+        { hasMore: page.hasMore, nextCursor },
+        list.currency ? USD : '',
+      ),
     };
   });
 }
