@@ -81,8 +81,12 @@ export async function fetchPage(
       from ${spec.resource.table} t
       where ${where.join(' and ')}
       order by ${order}
-      limit ${limit} + 1) p`;
+      limit ${limit} + 1) p
+    having count(*) > 0`;
+  // No row for an empty page (`having`), as a plain select would give: a tenant's empty answer is what its
+  // key is confirmed on before it is trusted (storage/tenant.ts).
   const [row] = await tenant.queryArrays(sql, params);
+  if (!row) return { items: '', hasMore: false, last: null };
   const [items, hasMore, lastAt, lastId] = row as [string, boolean, string | null, string | null];
   return { items, hasMore, last: lastAt !== null && lastId !== null ? [lastAt, lastId] : null };
 }
