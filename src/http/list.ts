@@ -92,13 +92,22 @@ export type FilterSql<O extends ListOperation> = { readonly [K in keyof O['list'
  * Binds a list operation: its order, and the SQL of the filters declared with a predicate of their own. A
  * field filter compares the field's column with the value.
  */
+/**
+ * An item of the native form (as served: after its redaction) written as an OCSF 1.8.0 event of the caller's
+ * workspace (src/ocsf/).
+ */
+export type OcsfMapping = (item: unknown, workspaceId: string) => unknown;
+
 export function handleList<O extends ListOperation>(
   operation: O,
-  binding: { order: Ordering } & (keyof O['list']['filters'] extends never
+  binding: { order: Ordering; ocsf?: OcsfMapping } & (keyof O['list']['filters'] extends never
     ? { where?: never }
     : { where: FilterSql<O> }),
 ): Route {
   const { list, id } = operation;
+  if (list.ocsf !== (binding.ocsf !== undefined))
+    throw new Error(`${id}: an OCSF form needs both the contract's \`ocsf\` and the binding's mapping`);
+  const mapOcsf = binding.ocsf;
   const where: Record<string, string> = binding.where ?? {};
   const own = Object.keys(list.filters).sort().join();
   if (Object.keys(where).sort().join() !== own)
@@ -113,7 +122,9 @@ export function handleList<O extends ListOperation>(
   const query: ListQuery = { resource: list.resource, filters, order: binding.order };
   return handle(operation as ListOperation, async (ctx, { query: q }) => {
     const cursor = q.cursor as string | undefined;
-    const binding = cursorBinding(ctx.key.workspaceId, id, q);
+    // P185: the form of the items is no filter, so a cursor continues across forms.
+    const { format, ...filters } = q as typeof q & { format?: string };
+    const binding = cursorBinding(ctx.key.workspaceId, id, filters);
     const after = cursor ? ctx.services.cursors.decode(binding, cursor) : null;
     const page = await fetchPage(ctx.tenant, query, {
       query: q,
@@ -123,9 +134,14 @@ export function handleList<O extends ListOperation>(
     });
     const lastServed = page.last ? ctx.services.cursors.encode(binding, page.last) : null;
     const nextCursor = list.feed ? (lastServed ?? cursor ?? null) : page.hasMore ? lastServed : null;
+    const toOcsf = format === 'ocsf' ? mapOcsf : undefined;
+    // Mapped from the item as the native form serves it, so the OCSF form holds nothing the native one withholds.
+    const items = toOcsf
+      ? page.items.map((item) => JSON.stringify(toOcsf(JSON.parse(item), ctx.key.workspaceId)))
+      : page.items;
     return {
       status: 200,
-      body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
+      body: renderPage(items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
     };
   });
 }
