@@ -93,6 +93,13 @@ describe('GET /audit-logs?format=ocsf', () => {
       const target = cls === 'entity_management' ? item.entity.uid : item.resources?.[0]?.uid;
       assert.equal(target, entry.target_id ?? undefined, entry.action);
     }
+    // The interface each change came through: a key's write, the operator's, the worker's (P188).
+    const sourceOf = (action: string) => ocsf.find((item) => item.message === action)?.src_endpoint.name;
+    assert.deepEqual(['supplier.created', 'workspace.created', 'webhook_endpoint.disabled'].map(sourceOf), [
+      'public-api',
+      'management-api',
+      'tprm-api',
+    ]);
     // Both classes are used, and nothing the native form withholds appears (P72).
     assert.deepEqual([...new Set(ocsf.map((item) => item.class_uid))].sort(), [3004, 6003]);
     const text = JSON.stringify(ocsf);
