@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { createClient, type Schemas } from '../../sdk/src/index.js';
 import { EventTypes } from '../../src/contract/events.js';
 import { AUDIT_ACTION_CLASSES } from '../../src/ocsf/audit.js';
 import { OCSF_CLASSES } from '../../src/ocsf/common.js';
@@ -25,12 +26,15 @@ const assertValid = (item: unknown, what: string) =>
 
 let every: { wsId: string; userId: string; said: string[]; key: string };
 let other: TestWorkspace;
+let baseUrl: string;
 
 const { h } = useHarness({}, async () => {
   const written = await writeEveryAuditAction(h);
   const key = await h.key(written.wsId, written.userId, SCOPES);
   every = { ...written, key: key.secret };
   other = await h.workspace();
+  await h.publicApp.listen({ port: 0, host: '127.0.0.1' });
+  baseUrl = `http://127.0.0.1:${(h.publicApp.server.address() as { port: number }).port}/v1`;
 });
 
 const get = (path: string, key = every.key) => h.api('GET', path, { key });
@@ -135,6 +139,18 @@ describe('GET /audit-logs?format=ocsf', () => {
       data: [],
       meta: { has_more: false, next_cursor: all.json.meta.next_cursor, feature_status: 'available' },
     });
+  });
+
+  test("the SDK pages the OCSF form with `format: 'ocsf'`; its items read as Schemas['OcsfEvent']", async () => {
+    const client = createClient({ baseUrl, apiKey: every.key });
+    const items = (await client.auditLogs
+      .list({ format: 'ocsf', limit: 7 })
+      .toArray()) as unknown as Schemas['OcsfEvent'][];
+    assert.deepEqual(
+      items.map((item) => item.metadata.uid),
+      (await feed(null)).map((entry) => entry.id),
+    );
+    for (const item of items) assertValid(item, item.message);
   });
 
   test('filters apply as in the native form', async () => {
