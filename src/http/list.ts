@@ -89,15 +89,16 @@ export async function fetchPage(
 export type FilterSql<O extends ListOperation> = { readonly [K in keyof O['list']['filters']]: string };
 
 /**
- * Binds a list operation: its order, and the SQL of the filters declared with a predicate of their own. A
- * field filter compares the field's column with the value.
- */
-/**
  * An item of the native form (as served: after its redaction) written as an OCSF 1.8.0 event of the caller's
  * workspace (src/ocsf/).
  */
 export type OcsfMapping = (item: unknown, workspaceId: string) => unknown;
 
+/**
+ * Binds a list operation: its order, and the SQL of the filters declared with a predicate of their own. A
+ * field filter compares the field's column with the value. With `ocsf`, the mapping of one item that
+ * `format=ocsf` applies (P185).
+ */
 export function handleList<O extends ListOperation>(
   operation: O,
   binding: { order: Ordering; ocsf?: OcsfMapping } & (keyof O['list']['filters'] extends never

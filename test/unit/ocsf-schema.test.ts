@@ -3,7 +3,10 @@
 // service's items with it can fail). The mappings of src/ocsf/ are pure: checked here on one item each.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { listOperation } from '../../src/contract/list.js';
+import { handleList, NEWEST_FIRST } from '../../src/http/list.js';
 import { type AuditItem, auditEntryToOcsf, webhookEventToOcsf } from '../../src/ocsf/index.js';
+import { AuditLog } from '../../src/resources/audit-logs/schema.js';
 import { OcsfSchema, OcsfValidator, SERVICE_CLASSES } from '../support/ocsf-schema.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: OCSF events and API answers are arbitrary JSON, checked by the tests
@@ -196,5 +199,36 @@ describe('the OCSF mappings are pure functions of one item', () => {
       assert.deepEqual([item.class_uid, item.activity_id], [6003, activity]);
       assert.deepEqual(item.resources, [{ uid: entry.target_id, type: 'supplier' }]);
     }
+  });
+});
+
+describe('a list offers the OCSF form by its contract and its binding together (P185)', () => {
+  const list = (ocsf: boolean) =>
+    listOperation({
+      id: 'listThings',
+      path: '/things',
+      scope: 'audit:read',
+      tag: 'Audit',
+      summary: 'x',
+      resource: AuditLog,
+      ocsf,
+    });
+  const mapping = (item: unknown) => auditEntryToOcsf(item as AuditItem, context);
+
+  test('the contract declares `format` (native or ocsf) and names the OCSF item schema', () => {
+    const operation = list(true);
+    const format = (operation.query?.properties as Json).format;
+    assert.deepEqual(format.enum, ['native', 'ocsf']);
+    assert.equal((operation.responses[200] as Json).itemFormats.ocsf.title, 'OcsfEvent');
+    assert.equal((list(false).query?.properties as Json).format, undefined);
+  });
+
+  test('binding one without the other fails at start', () => {
+    assert.throws(() => handleList(list(true), { order: NEWEST_FIRST }), /OCSF form needs both/);
+    assert.throws(
+      () => handleList(list(false), { order: NEWEST_FIRST, ocsf: mapping }),
+      /OCSF form needs both/,
+    );
+    assert.doesNotThrow(() => handleList(list(true), { order: NEWEST_FIRST, ocsf: mapping }));
   });
 });
