@@ -69,7 +69,11 @@ export class OcsfSchema {
   private readonly categories: Record<string, { uid: number }>;
   private readonly definitions: Record<string, JsonSchema> = {};
 
+  /** The release the source is (version.json). */
+  readonly version: string;
+
   constructor(private readonly root: string = OCSF_FIXTURES) {
+    this.version = (this.read('version.json') as { version: string }).version;
     const dictionary = this.read('dictionary.json') as Json;
     this.dictionary = {
       attributes: dictionary.attributes as Record<string, AttributeSpec>,

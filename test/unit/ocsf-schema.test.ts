@@ -2,12 +2,14 @@
 // classes it compiles, and that it refuses a broken item for each rule it checks (so a test that validates the
 // service's items with it can fail). The mappings of src/ocsf/ are pure: checked here on one item each.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { listOperation } from '../../src/contract/list.js';
 import { handleList, NEWEST_FIRST } from '../../src/http/list.js';
 import { type AuditItem, auditEntryToOcsf, webhookEventToOcsf } from '../../src/ocsf/index.js';
 import { AuditLog } from '../../src/resources/audit-logs/schema.js';
-import { OcsfSchema, OcsfValidator, SERVICE_CLASSES } from '../support/ocsf-schema.js';
+import { OCSF_FIXTURES, OcsfSchema, OcsfValidator, SERVICE_CLASSES } from '../support/ocsf-schema.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: OCSF events and API answers are arbitrary JSON, checked by the tests
 type Json = Record<string, any>;
@@ -43,10 +45,19 @@ describe('the OCSF schema compiler (test support)', () => {
     );
     // Activities: the class's own added to base_event's Unknown and Other (extends).
     assert.deepEqual(validator.classes[0]?.activityIds, [0, 1, 2, 3, 4, 99]);
+    assert.equal(schema.version, '1.8.0');
     // Every file read is one of the fixtures (the constructor's default root).
     assert.ok(schema.filesRead.has('events/base_event.json'));
     assert.ok(schema.filesRead.has('profiles/cloud.json'));
     assert.ok(schema.filesRead.has('objects/actor.json'));
+  });
+
+  test('the fixtures are the files it reads, with the licence and their README, and no other', () => {
+    const files = readdirSync(OCSF_FIXTURES, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(OCSF_FIXTURES, `${entry.parentPath}/${entry.name}`))
+      .sort();
+    assert.deepEqual(files, [...schema.filesRead, 'LICENSE', 'README.md'].sort());
   });
 
   test('a mapped audit entry is valid', () => {
@@ -217,10 +228,10 @@ describe('a list offers the OCSF form by its contract and its binding together (
 
   test('the contract declares `format` (native or ocsf) and names the OCSF item schema', () => {
     const operation = list(true);
-    const format = (operation.query?.properties as Json).format;
+    const format = ((operation.query?.properties ?? {}) as Json).format;
     assert.deepEqual(format.enum, ['native', 'ocsf']);
     assert.equal((operation.responses[200] as Json).itemFormats.ocsf.title, 'OcsfEvent');
-    assert.equal((list(false).query?.properties as Json).format, undefined);
+    assert.equal(((list(false).query?.properties ?? {}) as Json).format, undefined);
   });
 
   test('binding one without the other fails at start', () => {
