@@ -6,6 +6,7 @@
 import { type TObject, type TSchema, Type } from 'typebox';
 import { CursorParam, collectionSchema, LimitParam } from '../schema/collection.js';
 import type { Scope } from '../schema/fields.js';
+import { FormatParam, OcsfEvent } from '../schema/ocsf.js';
 import type { FieldSpec, Resource } from '../schema/resource.js';
 import { type ApiKeyAuth, apiKey, type Operation, operation } from './operation.js';
 
@@ -22,6 +23,11 @@ export interface ListSpec<F extends Record<string, TSchema> = Record<string, TSc
    * empty page echoes the cursor it was given, so a poller stores it and later sees only newer rows.
    */
   feed: boolean;
+  /**
+   * Whether `format=ocsf` gives each item as an OCSF 1.8.0 event (P185): the handler module then gives the
+   * mapping of one item. The format is how items are written, not which: it is no part of a cursor's binding.
+   */
+  ocsf: boolean;
 }
 
 export type ListOperation<
@@ -57,6 +63,8 @@ export function listOperation<
   filters?: F;
   currency?: boolean;
   feed?: boolean;
+  /** Items can be asked for as OCSF 1.8.0 events (`format=ocsf`, P185). */
+  ocsf?: boolean;
 }): ListOperation<U, F> {
   const { resource } = options;
   const fieldFilters = options.fieldFilters ?? [];
@@ -75,6 +83,10 @@ export function listOperation<
     if (name in properties) throw new Error(`${options.id}: the filter ${name} is declared twice`);
     properties[name] = Type.Optional(schema);
   }
+  if (options.ocsf) {
+    if ('format' in properties) throw new Error(`${options.id}: the filter format is declared twice`);
+    properties.format = Type.Optional(FormatParam);
+  }
   return {
     ...operation({
       id: options.id,
@@ -87,8 +99,12 @@ export function listOperation<
       query: Type.Object(properties, { additionalProperties: false }),
       responses: {
         200: {
-          description: 'A page of results.',
+          description: options.ocsf
+            ? 'A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event ' +
+              '(`x-item-formats`, schema `OcsfEvent`).'
+            : 'A page of results.',
           schema: collectionSchema(resource.schema, { currency: options.currency }),
+          ...(options.ocsf ? { itemFormats: { ocsf: OcsfEvent } } : {}),
         },
       },
     }),
@@ -98,6 +114,7 @@ export function listOperation<
       filters,
       currency: options.currency ?? false,
       feed: options.feed ?? false,
+      ocsf: options.ocsf ?? false,
     },
   };
 }

@@ -95,16 +95,26 @@ export async function fetchPage(
 export type FilterSql<O extends ListOperation> = { readonly [K in keyof O['list']['filters']]: string };
 
 /**
+ * An item of the native form (as served: after its redaction) written as an OCSF 1.8.0 event of the caller's
+ * workspace (src/ocsf/).
+ */
+export type OcsfMapping = (item: unknown, workspaceId: string) => unknown;
+
+/**
  * Binds a list operation: its order, and the SQL of the filters declared with a predicate of their own. A
- * field filter compares the field's column with the value.
+ * field filter compares the field's column with the value. With `ocsf`, the mapping of one item that
+ * `format=ocsf` applies (P185).
  */
 export function handleList<O extends ListOperation>(
   operation: O,
-  binding: { order: Ordering } & (keyof O['list']['filters'] extends never
+  binding: { order: Ordering; ocsf?: OcsfMapping } & (keyof O['list']['filters'] extends never
     ? { where?: never }
     : { where: FilterSql<O> }),
 ): Route {
   const { list, id } = operation;
+  if (list.ocsf !== (binding.ocsf !== undefined))
+    throw new Error(`${id}: an OCSF form needs both the contract's \`ocsf\` and the binding's mapping`);
+  const mapOcsf = binding.ocsf;
   const where: Record<string, string> = binding.where ?? {};
   const own = Object.keys(list.filters).sort().join();
   if (Object.keys(where).sort().join() !== own)
@@ -119,7 +129,9 @@ export function handleList<O extends ListOperation>(
   const query: ListQuery = { resource: list.resource, filters, order: binding.order };
   return handle(operation as ListOperation, async (ctx, { query: q }) => {
     const cursor = q.cursor as string | undefined;
-    const binding = cursorBinding(ctx.key.workspaceId, id, q);
+    // P185: the form of the items is no filter, so a cursor continues across forms.
+    const { format, ...filters } = q as typeof q & { format?: string };
+    const binding = cursorBinding(ctx.key.workspaceId, id, filters);
     const after = cursor ? ctx.services.cursors.decode(binding, cursor) : null;
     const page = await fetchPage(ctx.tenant, query, {
       query: q,
@@ -129,13 +141,18 @@ export function handleList<O extends ListOperation>(
     });
     const lastServed = page.last ? ctx.services.cursors.encode(binding, page.last) : null;
     const nextCursor = list.feed ? (lastServed ?? cursor ?? null) : page.hasMore ? lastServed : null;
+    const toOcsf = format === 'ocsf' ? mapOcsf : undefined;
+    // Mapped from the item as the native form serves it, so the OCSF form holds nothing the native one withholds.
+    const items = toOcsf
+      ? (JSON.parse(`[${page.items}]`) as unknown[]).map((item) =>
+          JSON.stringify(toOcsf(item, ctx.key.workspaceId)),
+        )
+      : page.items
+        ? [page.items]
+        : [];
     return {
       status: 200,
-      body: renderPage(
-        page.items ? [page.items] : [],
-        { hasMore: page.hasMore, nextCursor },
-        list.currency ? USD : '',
-      ),
+      body: renderPage(items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
     };
   });
 }

@@ -533,7 +533,7 @@ export interface paths {
         };
         /**
          * Read the audit trail, oldest first (a resumable feed)
-         * @description Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also when `has_more` is false: store it and pass it later to receive only newer entries. An empty page returns the cursor that was sent (null when none was sent).
+         * @description Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also when `has_more` is false: store it and pass it later to receive only newer entries. An empty page returns the cursor that was sent (null when none was sent). `format=ocsf` gives each entry as an OCSF 1.8.0 event (API Activity or Entity Management, docs/ocsf.md), with the same envelope and cursors.
          *
          *     Needs the `audit:read` scope.
          */
@@ -1147,6 +1147,131 @@ export interface components {
              */
             status: "pending" | "in_progress" | "completed" | "not_applicable" | "rejected";
             note?: string | null;
+        };
+        /**
+         * OcsfEvent
+         * @description An OCSF 1.8.0 event (https://schema.ocsf.io/1.8.0): the form of an item with `format=ocsf`. Each item is one class of the schema, with its own attributes besides these (docs/ocsf.md has the mapping table).
+         * @example {
+         *       "class_uid": 6003,
+         *       "class_name": "API Activity",
+         *       "category_uid": 6,
+         *       "category_name": "Application Activity",
+         *       "activity_id": 1,
+         *       "activity_name": "Create",
+         *       "type_uid": 600301,
+         *       "type_name": "API Activity: Create",
+         *       "time": 1767225600123,
+         *       "severity_id": 1,
+         *       "severity": "Informational",
+         *       "status_id": 1,
+         *       "status": "Success",
+         *       "message": "supplier.created",
+         *       "metadata": {
+         *         "product": {
+         *           "name": "tprm-api",
+         *           "vendor_name": "tprm-api",
+         *           "version": "1.0.0"
+         *         },
+         *         "version": "1.8.0",
+         *         "uid": "0b5d3f0e-4c61-4a35-9a61-3f2b2a1c9d10",
+         *         "tenant_uid": "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f",
+         *         "log_name": "audit_logs",
+         *         "correlation_uid": "req_01J9Z6X4T2",
+         *         "tags": [
+         *           {
+         *             "name": "hash",
+         *             "value": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+         *           },
+         *           {
+         *             "name": "previous_hash",
+         *             "value": "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"
+         *           }
+         *         ]
+         *       },
+         *       "actor": {
+         *         "user": {
+         *           "uid": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *           "type_id": 1,
+         *           "type": "User",
+         *           "credential_uid": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+         *         }
+         *       },
+         *       "api": {
+         *         "operation": "supplier.created",
+         *         "service": {
+         *           "name": "tprm-api"
+         *         },
+         *         "request": {
+         *           "uid": "req_01J9Z6X4T2"
+         *         }
+         *       },
+         *       "src_endpoint": {
+         *         "name": "public-api"
+         *       },
+         *       "resources": [
+         *         {
+         *           "uid": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *           "type": "supplier"
+         *         }
+         *       ],
+         *       "unmapped": {
+         *         "occurred_at": "2026-01-01T00:00:00.123456Z",
+         *         "actor_type": "user",
+         *         "created_at": "2026-01-01T00:00:00.120001Z",
+         *         "metadata": {
+         *           "api_key_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+         *         }
+         *       }
+         *     }
+         */
+        OcsfEvent: {
+            /** @description The OCSF class: 6003 API Activity, 3004 Entity Management, 2004 Detection Finding (docs/ocsf.md). */
+            class_uid: number;
+            class_name: string;
+            /** @description The class's category: 6 Application Activity, 3 IAM, 2 Findings. */
+            category_uid: number;
+            category_name: string;
+            /** @description The activity within the class (1 Create, 3 Update, …; 99 Other). */
+            activity_id: number;
+            activity_name: string;
+            /** @description `class_uid * 100 + activity_id`. */
+            type_uid: number;
+            type_name: string;
+            /** @description When it happened, in milliseconds since the epoch (the exact instant is under `unmapped`). */
+            time: number;
+            /** @description 1 Informational for audit entries; an alert's own severity for its event. */
+            severity_id: number;
+            severity: string;
+            /** @description 1 Success: every item records a change that was committed. */
+            status_id?: number;
+            status?: string;
+            message: string;
+            metadata: {
+                product: {
+                    name: string;
+                    vendor_name: string;
+                    version: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @enum {string} */
+                version: "1.8.0";
+                /** @description The audit entry's or the event's id. */
+                uid: string;
+                /** @description The workspace. */
+                tenant_uid: string;
+            } & {
+                [key: string]: unknown;
+            };
+            actor?: {
+                [key: string]: unknown;
+            };
+            /** @description What no OCSF attribute carries, under the names of the native form. */
+            unmapped: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         /** OrgAlert */
         OrgAlert: {
@@ -4139,6 +4264,8 @@ export interface operations {
                 /** @description Exact event type, e.g. supplier.created. */
                 action?: string;
                 actor_id?: string;
+                /** @description The form of each item of `data`: `native` (default), the API's own; `ocsf`, an OCSF 1.8.0 event (schema `OcsfEvent`, docs/ocsf.md). The envelope, the order, the filters and the cursor are the same in both, and a cursor of one form continues in the other. */
+                format?: "native" | "ocsf";
             };
             header?: never;
             path?: never;
@@ -4146,7 +4273,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event (`x-item-formats`, schema `OcsfEvent`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
