@@ -50,6 +50,7 @@ export {
 } from './transport.js';
 export type { Body, Collection, Query, Result, Schemas } from './types.js';
 export { SDK_VERSION } from './version.js';
+export type { AsyncSignatureCheck } from './webhooks-web.js';
 export {
   type SignatureFailure,
   type WebhookEvent,
