@@ -50,7 +50,6 @@ export {
 } from './transport.js';
 export type { Body, Collection, Query, Result, Schemas } from './types.js';
 export { SDK_VERSION } from './version.js';
-export type { AsyncSignatureCheck } from './webhooks-web.js';
 export {
   type SignatureFailure,
   type WebhookEvent,
@@ -58,3 +57,4 @@ export {
   WebhookSignatureError,
   webhooks,
 } from './webhooks.js';
+export type { AsyncSignatureCheck } from './webhooks-web.js';

@@ -58,9 +58,13 @@ function subtle(): HmacSubtle {
 /** Lowercase hex HMAC-SHA256 of `<t>.<raw body bytes>` keyed with the secret's UTF-8 bytes. */
 async function sign(secret: string, rawBody: string | Uint8Array, t: number): Promise<string> {
   const crypto = subtle();
-  const key = await crypto.importKey('raw', ENCODER.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-  ]);
+  const key = await crypto.importKey(
+    'raw',
+    ENCODER.encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const prefix = ENCODER.encode(`${t}.`);
   const body = typeof rawBody === 'string' ? ENCODER.encode(rawBody) : rawBody;
   const message = new Uint8Array(prefix.length + body.length);

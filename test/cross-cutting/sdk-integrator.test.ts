@@ -31,12 +31,16 @@ describe('the SDK for integrators', () => {
 
   test("a call's apiKey names its workspace; the client's key stays the default", async () => {
     assert.equal((await client.suppliers.listPage({ limit: 50 })).data.length, 7);
-    assert.deepEqual(names(await client.suppliers.listPage({ limit: 50 }, { apiKey: b.key })), ['B supplier']);
+    assert.deepEqual(names(await client.suppliers.listPage({ limit: 50 }, { apiKey: b.key })), [
+      'B supplier',
+    ]);
     // A write with another key lands in that key's workspace, and no other.
     const created = await client.suppliers.create({ name: 'Made for B' }, { apiKey: b.key });
     assert.equal((await client.suppliers.get(created.id, { apiKey: b.key })).name, 'Made for B');
     await assert.rejects(client.suppliers.get(created.id), /No such supplier/);
-    assert.deepEqual(names(await client.suppliers.listPage({ q: 'made' }, { apiKey: b.key })), ['Made for B']);
+    assert.deepEqual(names(await client.suppliers.listPage({ q: 'made' }, { apiKey: b.key })), [
+      'Made for B',
+    ]);
     // Iterating follows the cursors with the call's key on every page.
     const all = await client.suppliers.list({ limit: 1 }, { apiKey: b.key }).toArray();
     assert.deepEqual(all.map((supplier) => supplier.name).sort(), ['B supplier', 'Made for B']);

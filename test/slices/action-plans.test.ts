@@ -574,7 +574,8 @@ describe('GET /action-plan-items/{id} (P159)', () => {
     const changed = await patch(itemId, { status: 'in_progress', note: 'started' });
     assert.equal(changed.status, 200);
     const [event] = await statusEvents(itemId);
-    const id = (event?.data as { action_plan_item_id: string }).action_plan_item_id;
+    assert.ok(event, 'the status_changed event');
+    const id = (event.data as { action_plan_item_id: string }).action_plan_item_id;
     const res = await get(`/action-plan-items/${id}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, changed.json);

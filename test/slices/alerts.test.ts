@@ -178,7 +178,8 @@ describe('GET /alerts/{id} (P159)', () => {
     });
     assert.equal(raised.status, 201);
     const [event] = await alertEvents(raised.json.id);
-    const res = await get(`/alerts/${(event?.data as { alert_id: string }).alert_id}`);
+    assert.ok(event, 'the alert.created event');
+    const res = await get(`/alerts/${(event.data as { alert_id: string }).alert_id}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, raised.json);
   });

@@ -90,7 +90,10 @@ describe('checkSignatureAsync (Web Crypto) answers as checkSignature (node:crypt
         ok: false,
         reason: 'malformed_input',
       });
-    assert.equal((await checkSignatureAsync(42 as unknown as string, `t=${t},v1=${sig()}`, secret)).ok, false);
+    assert.equal(
+      (await checkSignatureAsync(42 as unknown as string, `t=${t},v1=${sig()}`, secret)).ok,
+      false,
+    );
   });
 });
 
