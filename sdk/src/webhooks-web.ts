@@ -140,10 +140,8 @@ export async function verifyAsync(
  * The verified event, typed, on Web Crypto; rejects with {@link WebhookSignatureError} when the signature does
  * not verify. `rawBody` is the body as received (`await request.text()`, or its bytes), before any JSON parsing.
  *
- * ```ts
- * import { constructEventAsync } from '@tprm/client/webhooks';
- * const event = await constructEventAsync(await request.text(), request.headers.get('Service-Signature'), secret);
- * ```
+ * On an edge runtime, take it from the `@tprm/client/webhooks` entry point, then:
+ * `const event = await constructEventAsync(await request.text(), request.headers.get('Service-Signature'), secret);`
  */
 export async function constructEventAsync(
   rawBody: string | Uint8Array,
