@@ -40,13 +40,14 @@ export const MAX_GAPS = 500;
 export const toolName = (operationId: string): string =>
   operationId.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-/** The `limit` of a tool: the API's, with the agents' smaller default. */
+/** The `limit` of a tool: the API's, its meaning kept (a page, or rows per scope), with the agents' default. */
 function agentLimit(schema: JsonSchema): JsonSchema {
-  const { default: _apiDefault, description: _apiDescription, ...rest } = schema;
+  const text = typeof schema.description === 'string' ? schema.description : '';
+  const here = `default ${AGENT_LIMIT} here`;
   return {
-    ...rest,
+    ...schema,
     default: AGENT_LIMIT,
-    description: `Rows to answer, ${rest.minimum ?? 1} to ${rest.maximum} (default ${AGENT_LIMIT} here).`,
+    description: /default \d+/.test(text) ? text.replace(/default \d+/, here) : `${text} (${here})`.trim(),
   };
 }
 
