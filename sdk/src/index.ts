@@ -57,3 +57,4 @@ export {
   WebhookSignatureError,
   webhooks,
 } from './webhooks.js';
+export type { AsyncSignatureCheck } from './webhooks-web.js';

@@ -27,7 +27,7 @@ export const NEWEST_FIRST: Ordering = { column: 'created_at', direction: 'desc' 
 
 export interface ListQuery {
   resource: Resource;
-  /** By filter name, a SQL predicate over alias `t`; `?` stands for the filter's value. */
+  /** By filter name, a SQL predicate over alias `t`; each `?` stands for the filter's value. */
   filters: Record<string, string>;
   order: Ordering;
 }
@@ -58,7 +58,8 @@ export async function fetchPage(
   const where = ['t.workspace_id = $ws'];
   for (const [name, predicate] of Object.entries(spec.filters)) {
     const value = args.query[name];
-    if (value !== undefined) where.push(predicate.replace('?', next(value)));
+    // Every `?` of a predicate is the filter's one value (bound once).
+    if (value !== undefined) where.push(predicate.replaceAll('?', next(value)));
   }
   const { column, direction } = spec.order;
   if (args.after) {

@@ -10,7 +10,11 @@ import { type PublicServices, pipelineSteps, registerRoutes } from '../../src/ht
 import { listSuppliers } from '../../src/resources/suppliers/operations.js';
 import { Supplier } from '../../src/resources/suppliers/schema.js';
 
-const SUPPLIER_SQL = { tag: 't.tags @> array[?::text]', updated_since: 't.updated_at >= ?::timestamptz' };
+const SUPPLIER_SQL = {
+  q: 'lower(t.name) like ?',
+  tag: 't.tags @> array[?::text]',
+  updated_since: 't.updated_at >= ?::timestamptz',
+};
 
 describe('binding operations', () => {
   test("a list's handler gives the SQL of exactly the filters its contract declares", () => {
@@ -19,7 +23,7 @@ describe('binding operations', () => {
     // The casts stand for a contract and a handler module that disagree (a type error when written directly).
     assert.throws(
       () => handleList(listSuppliers, { order: NEWEST_FIRST, where: missing as typeof SUPPLIER_SQL }),
-      /listSuppliers: the SQL of filters \[updated_since\] does not match the contract's \[tag,updated_since\]/,
+      /listSuppliers: the SQL of filters \[q,updated_since\] does not match the contract's \[q,tag,updated_since\]/,
     );
     assert.throws(
       () =>

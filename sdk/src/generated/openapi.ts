@@ -467,7 +467,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get one action plan item, with its history
+         * @description Needs the `action-plans:read` scope.
+         */
+        get: operations["getActionPlanItem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -496,6 +500,26 @@ export interface paths {
          *     Needs the `alerts:read` scope.
          */
         get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one alert
+         * @description Needs the `alerts:read` scope.
+         */
+        get: operations["getAlert"];
         put?: never;
         post?: never;
         delete?: never;
@@ -831,6 +855,23 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "in_progress" | "completed" | "overdue" | "not_applicable" | "rejected";
             };
+        };
+        /** Alert */
+        Alert: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            scope: "supplier" | "org";
+            supplier_id: string | null;
+            /** @enum {string} */
+            severity: "critical" | "high" | "medium" | "low";
+            title: string;
+            body: string;
+            resolved_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /**
          * AlertCreatedEvent
@@ -1872,6 +1913,8 @@ export interface operations {
                 criticality?: "low" | "medium" | "high" | "critical";
                 risk_group?: "G1" | "G2" | "G3";
                 vendor_profile?: "P0" | "P1" | "P2" | "P3";
+                /** @description Suppliers whose name or domain starts with this text, ignoring case (`acme` finds "Acme Corp" and "acme.example"; `%` and `_` are plain characters). 1 to 200 characters, not only spaces. */
+                q?: string;
                 /** @description Suppliers carrying this tag. */
                 tag?: string;
                 updated_since?: string;
@@ -3956,6 +3999,68 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    getActionPlanItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action plan item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "e80b0377-2ce9-4513-8708-a51ff2dfeadb",
+                     *       "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *       "title": "Remediate NIST-PR.DS-2",
+                     *       "description": "Close the gap on \"Data-in-transit is protected\" and upload evidence.",
+                     *       "status": "pending",
+                     *       "due_date": "2025-07-15",
+                     *       "completed_at": null,
+                     *       "control_code": "NIST-PR.DS-2",
+                     *       "control_title": "Data-in-transit is protected",
+                     *       "history": [],
+                     *       "created_at": "2025-04-15T15:33:12.000000Z",
+                     *       "updated_at": "2025-04-15T15:33:12.000000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ActionPlanItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The workspace is not on the Enterprise plan, or the key lacks the action-plans:read scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     updateActionPlanItemStatus: {
         parameters: {
             query?: never;
@@ -4173,6 +4278,65 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "65eed80d-c0f3-460f-bc49-1dff31aa2372",
+                     *       "scope": "supplier",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "severity": "critical",
+                     *       "title": "Tandem Payroll Inc.: Data breach reported in the press",
+                     *       "body": "Data breach reported in the press for tandem-payroll.com. Review the supplier record and update the assessment if needed.",
+                     *       "resolved_at": null,
+                     *       "created_at": "2025-05-25T04:36:26.000000Z",
+                     *       "updated_at": "2025-05-25T04:36:26.000000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The workspace is not on the Enterprise plan, or the key lacks the alerts:read scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
