@@ -73,8 +73,8 @@ export interface TableOptions {
   /** Longest cell, in characters (default 60). */
   max?: number;
   /**
-   * The widest a line may be, and the columns (by field or header, in the order they give way) cut down to
-   * make the table fit, each to no less than its header (P168).
+   * The widest a line may be, and the columns (by field or header) cut down to make the table fit: the
+   * widest of them first, each to no less than its header (P168).
    */
   fit?: { width: number; shrink: readonly string[] };
 }
@@ -94,16 +94,20 @@ export function table<R extends object>(
   const lines = options.header === false ? cells : [headers, ...cells];
   const widths = columns.map((_, k) => Math.max(...lines.map((line) => displayWidth(line[k] as string))));
   if (options.fit) {
+    // The widest of the columns that may give way loses a column at a time, down to its header's width.
+    const flexible = options.fit.shrink.map((name) => names.indexOf(name)).filter((k) => k >= 0);
+    const least = (k: number) => Math.max(displayWidth(headers[k] as string), 2);
     let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (columns.length - 1) - options.fit.width;
-    for (const name of options.fit.shrink) {
-      const k = names.indexOf(name);
-      if (k < 0 || excess <= 0) continue;
-      const least = Math.max(displayWidth(headers[k] as string), 2);
-      const cut = Math.min(excess, Math.max((widths[k] as number) - least, 0));
-      widths[k] = (widths[k] as number) - cut;
-      excess -= cut;
-      for (const line of lines) line[k] = cutTo(line[k] as string, widths[k] as number);
+    while (excess > 0) {
+      const widest = flexible
+        .filter((k) => (widths[k] as number) > least(k))
+        .sort((a, b) => (widths[b] as number) - (widths[a] as number))[0];
+      if (widest === undefined) break;
+      widths[widest] = (widths[widest] as number) - 1;
+      excess--;
     }
+    for (const k of flexible)
+      for (const line of lines) line[k] = cutTo(line[k] as string, widths[k] as number);
   }
   return lines
     .map((line) =>

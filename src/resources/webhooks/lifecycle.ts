@@ -67,7 +67,10 @@ const DeliveriesPage = Type.Object(
   {
     data: Type.Array(WebhookDelivery.schema),
     next_cursor: Nullable(
-      Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+      Type.String({
+        description: 'Pass as `cursor` for the next page; null on the last page.',
+        examples: ['WyIyMDI2LTExLTI4VDAzOjA1OjM2LjgwNzAwMFoiLCIzOTU0NTkwYi1jNjVjIl0.wSpSz3EF7xh7et00A25Xvg'],
+      }),
     ),
   },
   { additionalProperties: false, title: 'WebhookDeliveryPage' },
