@@ -188,8 +188,9 @@ const shortInstant = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 const attemptColumns = (wide: boolean): Column<Attempt>[] => [
   ...(wide ? (['id'] as const) : []),
   ['attempted (utc)', (a) => (wide ? a.attempted_at : shortInstant(a.attempted_at))],
-  ['event', (a) => (a.test ? `${a.event_type} (test)` : a.event_type)],
-  ['#', (a) => a.attempt],
+  ['event', (a) => a.event_type],
+  // A test event's one attempt says so where a real event's attempts are numbered.
+  ['#', (a) => (a.test ? 'test' : a.attempt)],
   'status',
   ['http', (a) => a.response_status],
   ['ms', (a) => a.duration_ms],
