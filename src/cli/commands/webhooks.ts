@@ -256,6 +256,7 @@ ${examples([
             ...(opts.event ? ['--event', opts.event] : []),
             ...(opts.since ? ['--since', opts.since] : []),
             ...(opts.limit ? ['--limit', String(opts.limit)] : []),
+            ...(opts.wide ? ['--wide'] : []),
             '--cursor',
             result.next_cursor,
           ].join(' ');
