@@ -25,7 +25,6 @@ export const listAssessments = listOperation({
       format: 'date-time',
       description: 'Assessments whose validity ends (`expires_at`) strictly before this instant.',
     }),
-    updated_since: DateTime,
   },
 });
 

@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import { conflict } from '../../contract/errors.js';
 import { getOperation, listOperation } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
-import { DateTime } from '../../schema/fields.js';
 import { Supplier, SupplierCreate, SupplierDetail } from './schema.js';
 
 const TAG = 'Suppliers';
@@ -20,7 +19,6 @@ export const listSuppliers = listOperation({
   fieldFilters: ['status', 'criticality', 'risk_group', 'vendor_profile'],
   filters: {
     tag: Type.String({ minLength: 1, maxLength: 64, description: 'Suppliers carrying this tag.' }),
-    updated_since: DateTime,
   },
 });
 

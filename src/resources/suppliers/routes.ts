@@ -63,6 +63,8 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
     );
     throw duplicateDomain(existing?.id ?? '', domain ?? '');
   }
+  // Opt-in (P177): in the event log, and to the endpoints that subscribed to it by name.
+  await ctx.events('supplier.created', { supplier_id: id });
   return {
     status: 201,
     body: full.render(created),
@@ -73,7 +75,7 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
 export const suppliersRoutes: Route[] = [
   handleList(listSuppliers, {
     order: NEWEST_FIRST,
-    where: { tag: 't.tags @> array[?::text]', updated_since: 't.updated_at >= ?::timestamptz' },
+    where: { tag: 't.tags @> array[?::text]' },
   }),
   create,
   handleGet(getSupplier),
