@@ -140,13 +140,20 @@ describe('test events (P81)', () => {
 
   test('each event type has an example that matches its schema', async () => {
     const ws = await h.workspace();
-    const target = await endpoint(ws);
     const types = EventTypes;
-    for (const type of types) assert.equal((await sendTest(target.id, type)).status, 201);
-    await eventually(async () => at(target.path).length === types.length);
-    for (const request of at(target.path)) contract().checkEvent(request.json);
+    // At most 5 tests a minute to one endpoint (P107): one endpoint for each 5 types.
+    const targets = await Promise.all(
+      Array.from({ length: Math.ceil(types.length / 5) }, () => endpoint(ws)),
+    );
+    for (const [i, type] of types.entries()) {
+      const target = targets[Math.floor(i / 5)] as (typeof targets)[number];
+      assert.equal((await sendTest(target.id, type)).status, 201);
+    }
+    const received = () => targets.flatMap((target) => at(target.path));
+    await eventually(async () => received().length === types.length);
+    for (const request of received()) contract().checkEvent(request.json);
     assert.deepEqual(
-      at(target.path)
+      received()
         .map((request) => request.json.type)
         .sort(),
       [...types].sort(),
@@ -186,7 +193,7 @@ describe('test events (P81)', () => {
     assert.equal(disabled.json.error.details.reason, 'endpoint_disabled');
     assertError(await sendTest(randomUUID(), 'alert.created'), 404, 'resource_not_found');
     assertError(
-      await h.admin('POST', `/admin/webhook-endpoints/${target.id}/test`, { event_type: 'supplier.created' }),
+      await h.admin('POST', `/admin/webhook-endpoints/${target.id}/test`, { event_type: 'supplier.deleted' }),
       422,
       'validation_failed',
     );
