@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { verifySignature } from '../../sdk/src/signing.js';
 import type { WebhookEvent, WebhookEventType } from '../../sdk/src/webhooks.js';
-import { ContractEventTypes, type EventData, type EventType, EventTypes } from '../../src/contract/events.js';
+import { ContractEventTypes, type EventData, type EventType } from '../../src/contract/events.js';
 import { type EventRecorder, storeEvent } from '../../src/events/outbox.js';
 import { contract } from '../support/contract.js';
 import { assertError, Harness, type TestWorkspace, useHarness } from '../support/harness.js';
