@@ -606,4 +606,5 @@ export const ROUTE_COVERAGE: Record<string, RouteCoverage> = {
   'GET /audit-logs': {},
   'GET /webhook-endpoints': {},
   'GET /webhook-deliveries': {},
+  'GET /events': {},
 };
