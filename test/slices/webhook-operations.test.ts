@@ -495,19 +495,37 @@ describe('auto-disable (P83)', () => {
     };
     const raced: string[] = [];
     if (ENGINE === 'postgres') {
-      // An event whose fan-out reads the endpoint enabled, in a transaction that commits only after the
-      // dispatcher has disabled it. (The embedded store runs one transaction at a time: there no event can be
+      // An event whose fan-out reads the endpoint enabled while the dispatcher is disabling it: the disabling
+      // failure's answer is held until the event is recorded, in a transaction still open. (The event's stamp
+      // holds the workspace's audit head until it commits, P173, so the disable, whose audit entry needs the
+      // head, commits after it. The embedded store runs one transaction at a time: there no event can be
       // raised while the endpoint is being disabled.)
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      receiver.answerAt(target.path, async (_request, res) => {
+        await held;
+        res.statusCode = 500;
+        res.end('down');
+      });
+      await raiseAlert(ws, 'disabling');
+      await eventually(async () => at(target.path).length >= 1);
       await h.db.transaction(async (tx) => {
         const data = { alert_id: randomUUID(), scope: 'org', supplier_id: null, severity: 'low' } as const;
         raced.push(await recordEvent(tx, ws.id, 'alert.created', data));
-        await disable();
+        release();
+        // The dispatcher records the failure meanwhile; its disable waits for this commit.
+        await sleep(300);
       });
+      await eventually(async () => !(await getEndpoint(target.id)).enabled);
     } else await disable();
     // Waiting: the retry that the disabling failure scheduled, and the raced event's attempt.
     const waiting = await attempts(ws, '&status=pending');
     assert.equal(waiting.length, 1 + raced.length);
-    for (const id of raced) assert.ok(waiting.some((row) => row.event_id === id && row.attempt === 1));
+    // (Its first attempt, or its retry: the dispatcher may claim the first between the event's commit and the
+    // disable's, which now waits for it.)
+    for (const id of raced) assert.ok(waiting.some((row) => row.event_id === id));
     // An event raised once it is disabled gets no attempt, and nothing is sent.
     const rows = (await attempts(ws)).length;
     const sent = at(target.path).length;
