@@ -1,6 +1,7 @@
 // Every scenario, in the order they run.
 import type { Scenario } from '../scenario.js';
 import { auditResume } from './audit-resume.js';
+import { eventsFeed } from './events-feed.js';
 import { gaps } from './gaps.js';
 import { getSupplier } from './get-supplier.js';
 import { listDeep } from './list-deep.js';
@@ -15,6 +16,7 @@ export const scenarios: readonly Scenario[] = [
   listDeep,
   getSupplier,
   auditResume,
+  eventsFeed,
   gaps,
   putAssets,
   postSuppliers,
