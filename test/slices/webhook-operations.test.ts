@@ -515,8 +515,15 @@ describe('auto-disable (P83)', () => {
         const data = { alert_id: randomUUID(), scope: 'org', supplier_id: null, severity: 'low' } as const;
         raced.push(await recordEvent(tx, ws.id, 'alert.created', data));
         release();
-        // The dispatcher records the failure meanwhile; its disable waits for this commit.
-        await sleep(300);
+        // The dispatcher records the failure meanwhile; its disable waits for this commit, on the audit head's
+        // row lock (seen waiting in pg_stat_activity, however long a busy machine takes to get there).
+        await eventually(async () => {
+          const [row] = await h.db.query<{ waiting: number }>(
+            `select count(*)::int as waiting from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          return (row?.waiting ?? 0) > 0;
+        });
       });
       await eventually(async () => !(await getEndpoint(target.id)).enabled);
     } else await disable();
