@@ -1,6 +1,7 @@
 // Cursor-paged collections, bound: the SQL of a list operation's filters (by the names its contract gives
 // them, contract/list.ts) and its order. One SQL round trip per page: PostgreSQL filters, orders, limits
-// (limit + 1 tells has_more) and returns the page's records as one JSON text; Node wraps it in the envelope.
+// (limit + 1 tells has_more) and returns each field as text (Resource.row); Node joins the fields and the rows
+// into the envelope.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { TObject, TSchema } from 'typebox';
 import { notFound } from '../contract/errors.js';
@@ -33,8 +34,7 @@ export interface ListQuery {
 }
 
 export interface PageResult {
-  /** The page's records, as the JSON text inside the brackets of `data` (records joined by commas). */
-  items: string;
+  items: string[];
   hasMore: boolean;
   /** Sort key of the last row served, for the next cursor. */
   last: [string, string] | null;
@@ -58,7 +58,6 @@ export async function fetchPage(
   const where = ['t.workspace_id = $ws'];
   for (const [name, predicate] of Object.entries(spec.filters)) {
     const value = args.query[name];
-    // Every `?` of a predicate is the filter's one value (bound once).
     if (value !== undefined) where.push(predicate.replaceAll('?', next(value)));
   }
   const { column, direction } = spec.order;
@@ -68,28 +67,22 @@ export async function fetchPage(
       `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} (${next(at)}::timestamptz, ${next(id)}::uuid)`,
     );
   }
-  const limit = next(args.limit);
-  const order = `t.${column} ${direction}, t.id ${direction}`;
-  // PostgreSQL builds the page: each record's JSON text (Resource.json), joined in order into one value, so the
-  // driver decodes one field per page rather than one per field of every record. The inner select reads one
-  // row past the page (has_more); the outer one leaves it out and returns the sort key of the last row served.
-  const sql = `select coalesce(string_agg(p.j, ',' order by p.n) filter (where p.n <= ${limit}), ''),
-      count(*) > ${limit},
-      (array_agg(p.k0 order by p.n desc) filter (where p.n <= ${limit}))[1],
-      (array_agg(p.k1 order by p.n desc) filter (where p.n <= ${limit}))[1]
-    from (select row_number() over (order by ${order}) n, iso(t.${column}) k0, t.id::text k1,
-        ${spec.resource.json('t', { pii: args.pii })} j
-      from ${spec.resource.table} t
-      where ${where.join(' and ')}
-      order by ${order}
-      limit ${limit} + 1) p
-    having count(*) > 0`;
-  // No row for an empty page (`having`), as a plain select would give: a tenant's empty answer is what its
-  // key is confirmed on before it is trusted (storage/tenant.ts).
-  const [row] = await tenant.queryArrays(sql, params);
-  if (!row) return { items: '', hasMore: false, last: null };
-  const [items, hasMore, lastAt, lastId] = row as [string, boolean, string | null, string | null];
-  return { items, hasMore, last: lastAt !== null && lastId !== null ? [lastAt, lastId] : null };
+  const shape = spec.resource.row('t', { pii: args.pii, engine: tenant.engine });
+  // Columns 0 and 1: the row's sort key, for the next cursor; then the resource's fields.
+  const sql = `select iso(t.${column}), t.id::text, ${shape.sql}
+    from ${spec.resource.table} t
+    where ${where.join(' and ')}
+    order by t.${column} ${direction}, t.id ${direction}
+    limit ${next(args.limit + 1)}`;
+  const rows = await tenant.queryArrays(sql, params);
+  const hasMore = rows.length > args.limit;
+  const served = hasMore ? rows.slice(0, args.limit) : rows;
+  const lastRow = served[served.length - 1];
+  return {
+    items: served.map((row) => shape.render(row, 2)),
+    hasMore,
+    last: lastRow ? [lastRow[0] as string, lastRow[1] as string] : null,
+  };
 }
 
 /** The predicates of a list's own filters, by the names its contract declares (a type error when they differ). */
@@ -147,12 +140,8 @@ export function handleList<O extends ListOperation>(
     const toOcsf = format === 'ocsf' ? mapOcsf : undefined;
     // Mapped from the item as the native form serves it, so the OCSF form holds nothing the native one withholds.
     const items = toOcsf
-      ? (JSON.parse(`[${page.items}]`) as unknown[]).map((item) =>
-          JSON.stringify(toOcsf(item, ctx.key.workspaceId)),
-        )
-      : page.items
-        ? [page.items]
-        : [];
+      ? page.items.map((item) => JSON.stringify(toOcsf(JSON.parse(item), ctx.key.workspaceId)))
+      : page.items;
     return {
       status: 200,
       body: renderPage(items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),

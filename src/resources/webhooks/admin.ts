@@ -261,7 +261,7 @@ export const webhooksAdmin: OperatorHandlers<typeof webhooksLifecycle> = {
       pii: true,
     });
     const next = page.hasMore && page.last ? ctx.cursors.encode(binding, page.last) : null;
-    return `{"data":[${page.items}],"next_cursor":${JSON.stringify(next)}}`;
+    return `{"data":[${page.items.join(',')}],"next_cursor":${JSON.stringify(next)}}`;
   },
 
   sendWebhookTestEvent: (ctx, { params: { id }, body: input }) =>
