@@ -4,3 +4,9 @@
 
 /** Test events sent to one webhook endpoint per minute of the clock (P107). */
 export const WEBHOOK_TESTS_PER_MINUTE = 5;
+
+/** Whole-collection exports (a list asked for `application/x-ndjson`) per workspace and hour (P197). */
+export const EXPORTS_PER_HOUR = 60;
+
+/** Exports of one workspace running at once in one process (P197): each holds a database connection. */
+export const EXPORTS_AT_ONCE = 2;

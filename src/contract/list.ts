@@ -7,6 +7,7 @@ import { type TObject, type TSchema, Type } from 'typebox';
 import { CursorParam, collectionSchema, LimitParam } from '../schema/collection.js';
 import type { Scope } from '../schema/fields.js';
 import type { FieldSpec, Resource } from '../schema/resource.js';
+import { ErrorSchema } from './errors.js';
 import { type ApiKeyAuth, apiKey, type Operation, operation } from './operation.js';
 
 /** What binding a list needs beyond its schemas. */
@@ -28,6 +29,41 @@ export type ListOperation<
   U extends string = string,
   F extends Record<string, TSchema> = Record<string, TSchema>,
 > = Operation<ApiKeyAuth, U, TObject, undefined, undefined> & { readonly list: ListSpec<F> };
+
+/** The media type of a list's whole-collection export (http/export.ts). */
+export const NDJSON = 'application/x-ndjson';
+
+const EXPORT_DESCRIPTION =
+  'A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per ' +
+  'line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose ' +
+  'cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, ' +
+  'when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports ' +
+  'also count against their own hourly budget.';
+
+// The last line of a complete export (P196).
+const ExportEnd = Type.Object(
+  {
+    meta: Type.Object(
+      {
+        next_cursor: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'The cursor after the last row exported (the one sent when none was exported; null when neither).',
+        }),
+        count: Type.Integer({ minimum: 0, description: 'Rows exported.' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: 'ExportEnd' },
+);
+
+/** One line of an export: a record, then the end line, or an error line when the export failed midway. */
+function exportLineSchema(item: TSchema): TSchema {
+  return Type.Union([item, ExportEnd, ErrorSchema], {
+    description:
+      'One line: a record; the last line is `ExportEnd`, or an `Error` when the export failed midway.',
+  });
+}
 
 /** The value a field filters on: its schema without `null` (a filter matches a value, never absence). */
 function filterSchema(schema: TSchema): TSchema {
@@ -87,8 +123,9 @@ export function listOperation<
       query: Type.Object(properties, { additionalProperties: false }),
       responses: {
         200: {
-          description: 'A page of results.',
+          description: EXPORT_DESCRIPTION,
           schema: collectionSchema(resource.schema, { currency: options.currency }),
+          lines: { mediaType: NDJSON, schema: exportLineSchema(resource.schema) },
         },
       },
     }),

@@ -8,6 +8,7 @@ import { notFound } from '../contract/errors.js';
 import type { GetOperation, ListOperation } from '../contract/list.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
+import { exportList, wantsStream } from './export.js';
 import { cursorBinding, renderPage, USD } from './pagination.js';
 import { handle, type Route } from './route.js';
 
@@ -111,10 +112,18 @@ export function handleList<O extends ListOperation>(
     filters[name] = `t.${name} = ?${castFor(properties[name] as TSchema)}`;
   Object.assign(filters, where);
   const query: ListQuery = { resource: list.resource, filters, order: binding.order };
-  return handle(operation as ListOperation, async (ctx, { query: q }) => {
+  const route = handle(operation as ListOperation, async (ctx, { query: q }) => {
     const cursor = q.cursor as string | undefined;
     const binding = cursorBinding(ctx.key.workspaceId, id, q);
     const after = cursor ? ctx.services.cursors.decode(binding, cursor) : null;
+    // The whole collection as a stream (http/export.ts): same filters, scopes and redaction.
+    if (wantsStream(ctx.request.headers.accept))
+      return exportList(ctx, query, {
+        query: q,
+        after,
+        pii: list.resource.hasPii && ctx.hasScope('pii:read'),
+        cursorAfter: (last) => (last ? ctx.services.cursors.encode(binding, last) : (cursor ?? null)),
+      });
     const page = await fetchPage(ctx.tenant, query, {
       query: q,
       after,
@@ -128,6 +137,10 @@ export function handleList<O extends ListOperation>(
       body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
     };
   });
+  return {
+    ...route,
+    extraBucketsFor: (request) => (wantsStream(request.headers.accept) ? 'exports' : undefined),
+  };
 }
 
 /** The JSON of one record of a resource in the caller's workspace, or null. */

@@ -10,6 +10,7 @@
 // The public contracts are declared in src/resources/ (operations.ts), a slice's handler module binds each to
 // its handler with `handle`; the operator's are bound in management/handlers.ts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, internalError, notFound } from '../contract/errors.js';
@@ -71,6 +72,12 @@ export interface RouteContext<S extends PublicServices = PublicServices> {
   events: EventRecorder;
   requestId: string;
   hasScope(scope: Scope): boolean;
+  /**
+   * Runs `work` on one read-only REPEATABLE READ transaction of the caller's workspace: every statement sees
+   * the same snapshot (a whole-collection export, http/export.ts). On the embedded store the transaction holds
+   * its only session, so every other request waits for it: callers there read without one (P194).
+   */
+  snapshot<T>(work: (tenant: TenantDb) => Promise<T>): Promise<T>;
   /** Writes the audit entry of an API write, attributed to the human who created the key (decision 26). */
   audit(
     action: AuditAction,
@@ -90,6 +97,8 @@ export interface RouteReply {
    */
   withoutPii?: string;
   headers?: Record<string, string>;
+  /** A body streamed as it is produced, of this media type (a list's export, http/export.ts), instead of `body`. */
+  stream?: { body: Readable; contentType: string };
 }
 
 /** What the handler of an operation that needs no key works with: the request, and the reply it sends. */
@@ -112,6 +121,8 @@ export interface Route<
 > {
   operation: O;
   handler(ctx: ContextOf<O['auth'], S>, input: InputOf<O>): Promise<ReplyOf<O['auth']>>;
+  /** Buckets a request counts against besides the operation's, chosen by the request (a list's export). */
+  extraBucketsFor?(request: FastifyRequest): Extract<BucketSet, 'exports'> | undefined;
 }
 
 /** Binds an operation to its handler, whose input is typed from the operation's own schemas. */
@@ -268,11 +279,13 @@ export function registerRoutes<S extends PublicServices>(
     const buckets = operation.extraBuckets
       ? [...services.buckets.workspace, ...services.buckets[operation.extraBuckets]]
       : services.buckets.workspace;
+    const exportBuckets = [...buckets, ...services.buckets.exports];
     app.route({
       method: operation.method,
       url: `${PATH_PREFIX.apiKey}${operation.path}`,
       onRequest: async (request, reply) => {
-        authenticated.set(request, await authenticate(services, buckets, scope, request, reply));
+        const counted = route.extraBucketsFor?.(request) === 'exports' ? exportBuckets : buckets;
+        authenticated.set(request, await authenticate(services, counted, scope, request, reply));
         assertSingleValuedHeaders(request.raw.rawHeaders);
       },
       // A client error (a malformed body, a bad query, a missing id…) for a cached key is answered only once
@@ -321,6 +334,11 @@ export function registerRoutes<S extends PublicServices>(
             },
             requestId: request.id,
             hasScope: (scope) => key.scopes.has(scope),
+            snapshot: (work) =>
+              services.db.transaction(async (snapshotTx) => {
+                await snapshotTx.query('set transaction isolation level repeatable read, read only');
+                return work(tenantDb.within(snapshotTx));
+              }),
             audit: async (action, target, metadata) => {
               if (!work)
                 throw new Error('audit entries are written by write routes, inside their transaction');
@@ -379,6 +397,11 @@ export function registerRoutes<S extends PublicServices>(
         }
         if (result.headers)
           for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
+        if (result.stream)
+          return reply
+            .code(result.status)
+            .header('content-type', result.stream.contentType)
+            .send(result.stream.body);
         const sent =
           result.withoutPii !== undefined && !key.scopes.has('pii:read') ? result.withoutPii : result.body;
         if (sent === undefined || sent === '') return reply.code(result.status).send();

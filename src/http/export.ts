@@ -1,0 +1,200 @@
+// Whole collections as a stream (issue 27): a cursor-paged list asked for with `Accept: application/x-ndjson`
+// answers every row its filters match, one JSON object per line in the list's order, then one last line with
+// the cursor a poller resumes from. http/list.ts hooks every list declared with the shared list machinery
+// here, so a new list gets its export for free.
+//
+// - Snapshot: on a PostgreSQL server the rows are read in chunks by keyset inside one read-only REPEATABLE READ
+//   transaction, so the whole stream is one snapshot; on the embedded store (one session) each chunk is its own
+//   statement, so other requests and writers run between chunks (P194).
+// - Backpressure: the next chunk is asked for only once the socket took the previous one (one chunk read ahead),
+//   so memory stays flat whatever the size; a client that disconnects, or stops reading for EXPORT_STALL_MS,
+//   ends the transaction at once and gives the connection back (P195).
+// - Errors: everything that can be refused (filters, cursor, key, budget) is refused before the first byte with
+//   the usual error response; a failure after it ends the stream with one error line in the error shape,
+//   never a last line that reads as success (P196).
+// Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+import { Readable } from 'node:stream';
+import { ApiError, errorBody, internalError } from '../contract/errors.js';
+import { NDJSON } from '../contract/list.js';
+import type { Resource } from '../schema/resource.js';
+import type { TenantDb } from '../storage/tenant.js';
+import type { RouteContext, RouteReply } from './route.js';
+
+/** Rows read per statement. */
+export const EXPORT_CHUNK_ROWS = 1000;
+
+/** How long a client may leave the stream unread before the export is ended and its snapshot released. */
+export const EXPORT_STALL_MS = 30_000;
+
+/**
+ * Whether a request's Accept asks for the stream: `application/x-ndjson` named with a non-zero quality at least
+ * that of JSON (`application/json`, `application/*`, `*\/*`). Any other Accept, or none, keeps JSON (P193).
+ */
+export function wantsStream(accept: string | string[] | undefined): boolean {
+  if (typeof accept !== 'string' || !accept.includes(NDJSON)) return false;
+  let ndjson = 0;
+  let json = 0;
+  for (const range of accept.split(',')) {
+    const [type = '', ...params] = range.split(';');
+    let q = 1;
+    for (const param of params) {
+      const [name, value] = param.split('=');
+      if (name?.trim().toLowerCase() === 'q') {
+        const parsed = Number(value?.trim());
+        q = Number.isFinite(parsed) && parsed >= 0 && parsed <= 1 ? parsed : 0;
+      }
+    }
+    const media = type.trim().toLowerCase();
+    if (media === NDJSON) ndjson = Math.max(ndjson, q);
+    else if (media === 'application/json' || media === 'application/*' || media === '*/*')
+      json = Math.max(json, q);
+  }
+  return ndjson > 0 && ndjson >= json;
+}
+
+/** What an export reads: the same shape as a list's query (http/list.ts ListQuery). */
+export interface ExportQuery {
+  resource: Resource;
+  /** By filter name, a SQL predicate over alias `t`; `?` stands for the filter's value. */
+  filters: Record<string, string>;
+  order: { column: string; direction: 'desc' | 'asc' };
+}
+
+class ExportAborted extends Error {}
+
+/**
+ * The response body: pushes what the producer sends, and makes it wait while the socket is full. Destroyed
+ * (the client went away, or left it unread too long), it makes the producer's next send throw.
+ */
+class ExportStream extends Readable {
+  private waiting: (() => void) | null = null;
+  aborted = false;
+
+  constructor(private readonly stallMs: number) {
+    super({ highWaterMark: 64 * 1024 });
+  }
+
+  override _read(): void {
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.aborted = true;
+    this._read();
+    callback(error);
+  }
+
+  /** Resolves once the text is taken and the reader wants more; throws when the export was abandoned. */
+  async send(text: string): Promise<void> {
+    if (this.aborted) throw new ExportAborted();
+    if (this.push(text)) return;
+    await new Promise<void>((resolve) => {
+      const stalled = setTimeout(() => this.destroy(), this.stallMs);
+      this.waiting = () => {
+        clearTimeout(stalled);
+        resolve();
+      };
+    });
+    if (this.aborted) throw new ExportAborted();
+  }
+
+  finish(text: string): void {
+    if (this.aborted) return;
+    this.push(text);
+    this.push(null);
+  }
+}
+
+export interface ExportArgs {
+  query: Record<string, unknown>;
+  /** Sort key to start after (the request's cursor, decoded), or null for the start of the list. */
+  after: readonly (string | number)[] | null;
+  pii: boolean;
+  /** The cursor of the last row served (or, with no row, the cursor the client gave, or null). */
+  cursorAfter(last: [string, string] | null): string | null;
+  stallMs?: number;
+  chunkRows?: number;
+}
+
+/** Streams every row of the list that matches the request's filters (this file's header). */
+export async function exportList(
+  ctx: RouteContext,
+  spec: ExportQuery,
+  args: ExportArgs,
+): Promise<RouteReply> {
+  const chunkRows = args.chunkRows ?? EXPORT_CHUNK_ROWS;
+  // A key from the cache is confirmed before the first byte: a revoked key gets its 401, not a stream.
+  await ctx.tenant.confirm();
+  const { column, direction } = spec.order;
+  const params: unknown[] = [];
+  const next = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ['t.workspace_id = $ws'];
+  for (const [name, predicate] of Object.entries(spec.filters)) {
+    const value = args.query[name];
+    if (value !== undefined) where.push(predicate.replace('?', next(value)));
+  }
+  const base = params.length;
+  const keyset = `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} ($${base + 1}::timestamptz, $${base + 2}::uuid)`;
+  const shape = spec.resource.row('t', { pii: args.pii, engine: ctx.tenant.engine });
+  const sql = (from: boolean) => `select iso(t.${column}), t.id::text, ${shape.sql}
+    from ${spec.resource.table} t
+    where ${[...where, ...(from ? [keyset] : [])].join(' and ')}
+    order by t.${column} ${direction}, t.id ${direction}
+    limit ${chunkRows}`;
+  const first = sql(false);
+  const rest = sql(true);
+  const chunk = (tenant: TenantDb, after: readonly (string | number)[] | null) =>
+    after ? tenant.queryArrays(rest, [...params, after[0], after[1]]) : tenant.queryArrays(first, params);
+
+  const body = new ExportStream(args.stallMs ?? EXPORT_STALL_MS);
+  let started: (() => void) | undefined;
+  const begun = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  let last: [string, string] | null = null;
+  let count = 0;
+
+  const produce = async (tenant: TenantDb) => {
+    let pending = chunk(tenant, args.after);
+    for (;;) {
+      const rows = await pending;
+      const full = rows.length === chunkRows;
+      const tail = rows[rows.length - 1];
+      if (tail) last = [tail[0] as string, tail[1] as string];
+      // One chunk read ahead while this one goes to the socket.
+      if (full && last) pending = chunk(tenant, last);
+      let text = '';
+      for (const row of rows) text += `${shape.render(row, 2)}\n`;
+      count += rows.length;
+      started?.();
+      if (text) await body.send(text);
+      if (!full) return;
+    }
+  };
+  const producing =
+    ctx.tenant.engine === 'postgres' ? ctx.snapshot((tenant) => produce(tenant)) : produce(ctx.tenant);
+  // Until the first chunk is read, a failure is an ordinary error response.
+  const outcome = await Promise.race([
+    begun.then(() => null),
+    producing.then(
+      () => null,
+      (e) => ({ e }),
+    ),
+  ]);
+  if (outcome) throw outcome.e;
+  producing.then(
+    () => body.finish(`${JSON.stringify({ meta: { next_cursor: args.cursorAfter(last), count } })}\n`),
+    (error: unknown) => {
+      if (error instanceof ExportAborted || body.aborted) return;
+      const answer = error instanceof ApiError ? error : internalError();
+      if (!(error instanceof ApiError)) ctx.request.log.error({ err: error }, 'export failed mid-stream');
+      body.finish(`${errorBody(answer, ctx.requestId)}\n`);
+    },
+  );
+  return { status: 200, stream: { body, contentType: NDJSON } };
+}
