@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
+import { createClient } from '../../sdk/src/index.js';
 import { assertError, ENGINE, Harness, useHarness } from '../support/harness.js';
 
 const NDJSON = 'application/x-ndjson';
@@ -379,5 +380,32 @@ describe('exports over a socket: backpressure, writers, snapshot, disconnect, fa
     assert.ok(all.length < BIG);
     await eventually(released, 'the failed export released its connection');
     assert.equal((await h.api('GET', '/suppliers?limit=1', { key: w.key })).status, 200);
+  });
+});
+
+describe('the SDK: client.<list>.export() streams a collection', () => {
+  test('yields every item like list(), then exposes the cursor that continues after it; a break ends the export', async () => {
+    const w = await h.workspace();
+    await suppliers(w.id, 1203);
+    const port = await listen(h.publicApp);
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: w.key });
+    const stream = client.suppliers.export({ status: 'active' });
+    const items = await stream.toArray();
+    assert.deepEqual(items, await client.suppliers.list({ status: 'active', limit: 200 }).toArray());
+    assert.equal(stream.count, items.length);
+    assert.equal(typeof stream.nextCursor, 'string');
+    assert.equal(stream.lastResponse?.rateLimit?.limit !== undefined, true);
+    const after = await client.suppliers.listPage({ status: 'active', cursor: stream.nextCursor as string });
+    assert.deepEqual(after.data, []);
+    // Every list of the document has its export (generated): the audit feed's resumes where it ended.
+    const audit = client.auditLogs.export();
+    const entries = await audit.toArray();
+    assert.deepEqual(entries, await client.auditLogs.list({ limit: 200 }).toArray());
+    const resumed = await client.auditLogs.listPage({ cursor: audit.nextCursor as string });
+    assert.deepEqual(resumed.data, []);
+    assert.equal(resumed.meta.next_cursor, audit.nextCursor);
+    let seen = 0;
+    for await (const _ of client.suppliers.export()) if (++seen === 10) break;
+    await eventually(released, 'a loop left early ends the export');
   });
 });
