@@ -1,6 +1,7 @@
 // Every scenario, in the order they run.
 import type { Scenario } from '../scenario.js';
 import { auditResume } from './audit-resume.js';
+import { exportStream } from './export.js';
 import { gaps } from './gaps.js';
 import { getSupplier } from './get-supplier.js';
 import { listDeep } from './list-deep.js';
@@ -20,4 +21,5 @@ export const scenarios: readonly Scenario[] = [
   postSuppliers,
   startup,
   webhooks,
+  exportStream,
 ];

@@ -140,16 +140,49 @@ export async function exportList(
   }
   const base = params.length;
   const keyset = `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} ($${base + 1}::timestamptz, $${base + 2}::uuid)`;
-  const shape = spec.resource.row('t', { pii: args.pii, engine: ctx.tenant.engine });
-  const sql = (from: boolean) => `select iso(t.${column}), t.id::text, ${shape.sql}
-    from ${spec.resource.table} t
-    where ${[...where, ...(from ? [keyset] : [])].join(' and ')}
-    order by t.${column} ${direction}, t.id ${direction}
-    limit ${chunkRows}`;
+  const reverse = direction === 'desc' ? 'asc' : 'desc';
+  // PostgreSQL writes the chunk's lines as one text value (the records' JSON, the same bytes as a page's,
+  // P124), so Node handles one value per chunk rather than a value per field, and the sort key of its last row.
+  const json = spec.resource.json('t', { pii: args.pii });
+  const sql = (from: boolean) => `with c as (
+      select t.${column} as k0, t.id as k1, ${json} as j
+        from ${spec.resource.table} t
+       where ${[...where, ...(from ? [keyset] : [])].join(' and ')}
+       order by t.${column} ${direction}, t.id ${direction}
+       limit ${chunkRows})
+    select count(*)::int,
+           string_agg(j, E'\n' order by k0 ${direction}, k1 ${direction}),
+           (select iso(k0) from c order by k0 ${reverse}, k1 ${reverse} limit 1),
+           (select k1::text from c order by k0 ${reverse}, k1 ${reverse} limit 1)
+      from c`;
   const first = sql(false);
   const rest = sql(true);
-  const chunk = (tenant: TenantDb, after: readonly (string | number)[] | null) =>
-    after ? tenant.queryArrays(rest, [...params, after[0], after[1]]) : tenant.queryArrays(first, params);
+  interface Chunk {
+    rows: number;
+    text: string;
+    last: [string, string] | null;
+  }
+  const chunk = (tenant: TenantDb, after: readonly (string | number)[] | null): Promise<Chunk> => {
+    const answer = (
+      after ? tenant.queryArrays(rest, [...params, after[0], after[1]]) : tenant.queryArrays(first, params)
+    ).then(([row]) => {
+      const [rows, text, k0, k1] = (row ?? [0, null, null, null]) as [
+        number,
+        string | null,
+        string | null,
+        string | null,
+      ];
+      return {
+        rows,
+        text: text === null ? '' : `${text}\n`,
+        last: k0 && k1 ? ([k0, k1] as [string, string]) : null,
+      };
+    });
+    // A chunk read ahead is left behind when the export ends early: its failure must not go unheard (an
+    // unhandled rejection ends the process). Whoever awaits it still gets the error.
+    answer.catch(() => undefined);
+    return answer;
+  };
 
   const body = new ExportStream(args.stallMs ?? EXPORT_STALL_MS);
   let started: (() => void) | undefined;
@@ -162,17 +195,14 @@ export async function exportList(
   const produce = async (tenant: TenantDb) => {
     let pending = chunk(tenant, args.after);
     for (;;) {
-      const rows = await pending;
-      const full = rows.length === chunkRows;
-      const tail = rows[rows.length - 1];
-      if (tail) last = [tail[0] as string, tail[1] as string];
+      const got = await pending;
+      const full = got.rows === chunkRows;
+      if (got.last) last = got.last;
       // One chunk read ahead while this one goes to the socket.
       if (full && last) pending = chunk(tenant, last);
-      let text = '';
-      for (const row of rows) text += `${shape.render(row, 2)}\n`;
-      count += rows.length;
+      count += got.rows;
       started?.();
-      if (text) await body.send(text);
+      if (got.text) await body.send(got.text);
       if (!full) return;
     }
   };

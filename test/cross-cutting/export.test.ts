@@ -3,10 +3,14 @@
 // then a line with the cursor a poller resumes from. Order, filters, redaction, resume, snapshot under
 // concurrent writes, writers never blocked, disconnect, mid-stream failure, Accept, bad input and its budget.
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createClient } from '../../sdk/src/index.js';
+import { tprmRunner } from '../support/cli.js';
 import { assertError, ENGINE, Harness, useHarness } from '../support/harness.js';
 
 const NDJSON = 'application/x-ndjson';
@@ -407,5 +411,49 @@ describe('the SDK: client.<list>.export() streams a collection', () => {
     let seen = 0;
     for await (const _ of client.suppliers.export()) if (++seen === 10) break;
     await eventually(released, 'a loop left early ends the export');
+  });
+});
+
+describe('the CLI: tprm export <collection> --out FILE', () => {
+  test('saves every record a line, prints the rows and the next cursor; a refused export leaves no file', async () => {
+    const w = await h.workspace();
+    await suppliers(w.id, 1500);
+    const port = await listen(h.publicApp);
+    const cwd = mkdtempSync(join(tmpdir(), 'tprm-export-'));
+    const { tprm, ok } = tprmRunner(() => ({ adminUrl: 'http://127.0.0.1:9', adminToken: 'unused', cwd }));
+    const env = { TPRM_API_URL: `http://127.0.0.1:${port}/v1`, TPRM_API_KEY: w.key };
+    const out = join(cwd, 'inactive.ndjson');
+    const run = await ok(['export', 'suppliers', '--filter', 'status=inactive', '--out', out, '--json'], {
+      env,
+    });
+    const saved = readFileSync(out, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(saved, await walk(w.key, '/suppliers?status=inactive'));
+    assert.equal(run.json.rows, saved.length);
+    assert.equal(typeof run.json.next_cursor, 'string');
+    assert.match(run.stderr, /export suppliers: \d+ rows, \d+ rows\/s/);
+    // The cursor continues after the export: nothing is left.
+    const rest = await ok(
+      [
+        'export',
+        'suppliers',
+        '--filter',
+        'status=inactive',
+        '--cursor',
+        run.json.next_cursor,
+        '--out',
+        out,
+        '--json',
+      ],
+      { env },
+    );
+    assert.equal(rest.json.rows, 0);
+    const refused = join(cwd, 'refused.ndjson');
+    const bad = await tprm(['export', 'suppliers', '--filter', 'status=nonsense', '--out', refused], { env });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /invalid_request, HTTP 400/);
+    assert.equal(existsSync(refused) || existsSync(`${refused}.partial`), false);
   });
 });
