@@ -37,7 +37,9 @@ function exportWorkspace(baseUrl: string, workspace: BenchWorkspace): Promise<nu
           const last = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
           const end = JSON.parse(last) as { meta?: { count: number } };
           if (end.meta?.count !== lines - 1)
-            reject(new Error(`export of ${workspace.name} did not end with its count: ${last.slice(0, 200)}`));
+            reject(
+              new Error(`export of ${workspace.name} did not end with its count: ${last.slice(0, 200)}`),
+            );
           else resolve(lines - 1);
         });
         res.on('error', reject);
