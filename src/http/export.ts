@@ -15,6 +15,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Readable } from 'node:stream';
 import { ApiError, errorBody, internalError } from '../contract/errors.js';
+import { EXPORTS_AT_ONCE, EXPORTS_PER_PROCESS } from '../contract/limits.js';
 import { NDJSON } from '../contract/list.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
@@ -61,6 +62,17 @@ export interface ExportQuery {
 }
 
 class ExportAborted extends Error {}
+
+// Exports running in this process, in all and by workspace (P202).
+const running = new Map<string, number>();
+let runningTotal = 0;
+
+/** The 429 of an export refused because too many run at once: retry in a second. */
+export const tooManyExports = () =>
+  new ApiError(
+    'rate_limit_exceeded',
+    `Too many exports at once (at most ${EXPORTS_AT_ONCE} per workspace). Retry after the number of seconds in Retry-After.`,
+  );
 
 /**
  * The response body: pushes what the producer sends, and makes it wait while the socket is full. Destroyed
@@ -127,6 +139,20 @@ export async function exportList(
   const chunkRows = args.chunkRows ?? EXPORT_CHUNK_ROWS;
   // A key from the cache is confirmed before the first byte: a revoked key gets its 401, not a stream.
   await ctx.tenant.confirm();
+  const workspace = ctx.key.workspaceId;
+  if ((running.get(workspace) ?? 0) >= EXPORTS_AT_ONCE || runningTotal >= EXPORTS_PER_PROCESS)
+    return {
+      status: 429,
+      body: errorBody(tooManyExports(), ctx.requestId),
+      headers: { 'retry-after': '1' },
+    };
+  // Counted from here until the export ends (no await between the check and the count).
+  const done = () => {
+    runningTotal -= 1;
+    const left = (running.get(workspace) ?? 1) - 1;
+    if (left > 0) running.set(workspace, left);
+    else running.delete(workspace);
+  };
   const { column, direction } = spec.order;
   const params: unknown[] = [];
   const next = (value: unknown) => {
@@ -206,8 +232,11 @@ export async function exportList(
       if (!full) return;
     }
   };
-  const producing =
-    ctx.tenant.engine === 'postgres' ? ctx.snapshot((tenant) => produce(tenant)) : produce(ctx.tenant);
+  running.set(workspace, (running.get(workspace) ?? 0) + 1);
+  runningTotal += 1;
+  const producing = (
+    ctx.tenant.engine === 'postgres' ? ctx.snapshot((tenant) => produce(tenant)) : produce(ctx.tenant)
+  ).finally(done);
   // Until the first chunk is read, a failure is an ordinary error response.
   const outcome = await Promise.race([
     begun.then(() => null),

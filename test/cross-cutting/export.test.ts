@@ -350,6 +350,28 @@ describe('exports over a socket: backpressure, writers, snapshot, disconnect, fa
     assert.equal((await h.api('GET', '/suppliers?limit=1', { key: w.key })).status, 200);
   });
 
+  test('at most two exports of a workspace at once: a third is a 429 with Retry-After until one ends', async () => {
+    const w = await h.workspace();
+    const other = await h.workspace();
+    await bigSuppliers(w.id, BIG);
+    const port = await listen(h.publicApp);
+    const first = await open(port, w.key, '/suppliers');
+    const second = await open(port, w.key, '/suppliers');
+    await Promise.all([readSome(first, 1), readSome(second, 1)]);
+    const third = await exportOf(w.key, '/suppliers');
+    assertError(third, 429, 'rate_limit_exceeded');
+    assert.equal(third.headers['retry-after'], '1');
+    // Another workspace is not held back by this one's exports.
+    assert.equal((await exportOf(other.key, '/suppliers')).status, 200);
+    first.destroy();
+    await eventually(
+      async () => (await exportOf(w.key, '/suppliers?tag=none')).status === 200,
+      'a slot freed',
+    );
+    second.destroy();
+    await eventually(released, 'both exports ended');
+  });
+
   test('a failure mid-stream ends with an error line in the error shape, never an end line', async () => {
     const w = await h.workspace();
     await bigSuppliers(w.id, BIG);
