@@ -58,3 +58,4 @@ export {
   WebhookSignatureError,
   webhooks,
 } from './webhooks.js';
+export type { AsyncSignatureCheck } from './webhooks-web.js';

@@ -28,10 +28,23 @@ export class Paginated<Page> implements AsyncIterable<ItemOf<Page>> {
     for await (const page of this.pages()) yield* (page as Collection<ItemOf<Page>>).data;
   }
 
-  /** Every item of every page, in one array. */
-  async toArray(): Promise<ItemOf<Page>[]> {
+  /**
+   * The items, page after page, in one array: all of them, or the first `limit` (no page is fetched past the
+   * one that reaches it). A limit bounds the memory and the requests when a collection may be large.
+   */
+  async toArray(options: { limit?: number } = {}): Promise<ItemOf<Page>[]> {
+    const { limit } = options;
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+      throw new TypeError(`toArray: limit must be a positive integer, not ${String(limit)}`);
     const items: ItemOf<Page>[] = [];
-    for await (const item of this) items.push(item);
+    if (limit === undefined) {
+      for await (const item of this) items.push(item);
+      return items;
+    }
+    for await (const item of this) {
+      items.push(item);
+      if (items.length >= limit) break;
+    }
     return items;
   }
 }

@@ -43,6 +43,11 @@ export interface RequestOptions {
   maxRetries?: number;
   /** Aborts the call (the attempt in flight or the wait before a retry): a {@link TprmAbortError} is thrown. */
   signal?: AbortSignal;
+  /**
+   * The API key of this call instead of the client's: one process serving several workspaces keeps one
+   * client and names each call's workspace by its key (stripe-node's per-request `apiKey`).
+   */
+  apiKey?: string;
 }
 
 /** Options of a POST: also the Idempotency-Key. */
@@ -209,7 +214,9 @@ export class Transport {
     options: RequestOptions = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...init.headers };
-    if (init.authenticated !== false) headers.authorization = `Bearer ${this.apiKey}`;
+    if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey === ''))
+      throw new TypeError('apiKey, when given for a call, must be a non-empty string');
+    if (init.authenticated !== false) headers.authorization = `Bearer ${options.apiKey ?? this.apiKey}`;
     const maxRetries = options.maxRetries ?? this.retry.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const { signal } = options;

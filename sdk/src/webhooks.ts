@@ -1,8 +1,6 @@
 // Receiving webhooks: the signature check is the service's own (signing.ts, shared with the server), and the
 // event types come from the `webhooks` of the OpenAPI document.
 
-import { TprmError } from './errors.js';
-import type { webhooks as WebhookOperations } from './generated/openapi.js';
 import {
   checkSignature,
   DEFAULT_TOLERANCE_SECONDS,
@@ -10,22 +8,18 @@ import {
   type SignatureCheck,
   signatureHeader,
 } from './signing.js';
+import {
+  type AsyncSignatureCheck,
+  checkSignatureAsync,
+  constructEventAsync,
+  type SignatureFailure,
+  type WebhookEvent,
+  type WebhookEventType,
+  WebhookSignatureError,
+} from './webhooks-web.js';
 
-export type WebhookEventType = keyof WebhookOperations;
-
-/** An event payload, discriminated by `type`: `if (event.type === 'alert.created') event.data.scope`. */
-export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = {
-  [K in T]: WebhookOperations[K]['post']['requestBody']['content']['application/json'];
-}[T];
-
-export type SignatureFailure = Extract<SignatureCheck, { ok: false }>['reason'];
-
-/** The delivery's signature did not verify: answer 400 (not 5xx, which would be retried). */
-export class WebhookSignatureError extends TprmError {
-  constructor(readonly reason: SignatureFailure) {
-    super(`webhook signature rejected: ${reason}`);
-  }
-}
+export type { SignatureFailure, WebhookEvent, WebhookEventType };
+export { WebhookSignatureError };
 
 /**
  * The raw body as received, before any JSON parsing (re-serialized JSON would not match the signature): a
@@ -75,6 +69,30 @@ export const webhooks = {
     const check = webhooks.check(rawBody, header, secret, toleranceSeconds);
     if (!check.ok) throw new WebhookSignatureError(check.reason);
     return JSON.parse(typeof rawBody === 'string' ? rawBody : UTF8.decode(rawBody)) as WebhookEvent;
+  },
+
+  /**
+   * Like {@link constructEvent}, on Web Crypto (`globalThis.crypto.subtle`) instead of node:crypto: for edge
+   * functions, Deno, Bun and browsers. Resolves with the event; rejects with {@link WebhookSignatureError}.
+   * Where node:crypto is absent, import it from `@tprm/client/webhooks`, which loads nothing from Node.
+   */
+  constructEventAsync(
+    rawBody: RawBody,
+    header: SignatureHeaderValue,
+    secret: string,
+    toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  ): Promise<WebhookEvent> {
+    return constructEventAsync(rawBody, header, secret, toleranceSeconds);
+  },
+
+  /** Like {@link check}, on Web Crypto. Never rejects. */
+  checkAsync(
+    rawBody: RawBody,
+    header: SignatureHeaderValue,
+    secret: string,
+    toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+  ): Promise<AsyncSignatureCheck> {
+    return checkSignatureAsync(rawBody, header as string, secret, toleranceSeconds);
   },
 
   /** A valid header for `rawBody`, to test a receiver with deliveries of your own. */

@@ -6,13 +6,15 @@ import { escapeControls, jsonText } from './output.js';
 /** A failure to report to the person as is (no stack). `notes` are printed after it. */
 export class CliError extends Error {
   readonly notes: string[] = [];
+  /** The code of the JSON error (--json): `cli_error` unless the failure has a name of its own. */
+  code = 'cli_error';
 }
 
 /** An error answer of the API, in its error shape (risk-data-api.md "Errors"). */
 export class ApiCallError extends CliError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    override readonly code: string,
     message: string,
     readonly details?: Record<string, unknown>,
     readonly requestId?: string,
@@ -55,7 +57,7 @@ export function errorJson(error: unknown): string {
           ...(error.details ? { details: error.details } : {}),
         }
       : {
-          code: 'cli_error',
+          code: error instanceof CliError ? error.code : 'cli_error',
           message: error instanceof CliError ? error.message : ((error as Error)?.stack ?? String(error)),
         };
   if (error instanceof CliError && error.notes.length > 0) body.notes = error.notes;

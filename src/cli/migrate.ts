@@ -1,7 +1,7 @@
 // `tprm migrate`: applies the pending SQL migrations straight to the database, not over HTTP.
 import { type OpenedDb, openDataDir, openServer } from './database.js';
 import { CliError } from './errors.js';
-import { type Output, print } from './output.js';
+import { count, type Output, print } from './output.js';
 
 /** The database of the configuration. */
 async function openConfigured(): Promise<OpenedDb> {
@@ -23,7 +23,7 @@ export async function runMigrations(out: Output): Promise<void> {
     print(out, { database: db.engine, target, applied }, () =>
       applied.length === 0
         ? `Nothing to apply: ${target} is up to date.`
-        : `Applied ${applied.length} migration(s) to ${target}:\n${applied.map((name) => `  ${name}`).join('\n')}`,
+        : `Applied ${count(applied.length, 'migration')} to ${target}:\n${applied.map((name) => `  ${name}`).join('\n')}`,
     );
   } finally {
     await db.close().catch(() => undefined);

@@ -63,3 +63,21 @@ export const quotaOption = (note = '') =>
   new Option('--quota <n>', `assessment_quota: supplier assessments the API may create${note}`).argParser(
     integer(0, 1_000_000),
   );
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * `--since`: an ISO 8601 instant as given, or a duration ago (`30m`, `6h`, `7d`) as the instant it names now,
+ * so that a page's cursor and the command printed to continue it keep the same filter.
+ */
+export function since(raw: string): string {
+  const ago = /^(\d+)(s|m|h|d)$/.exec(raw.trim());
+  if (ago) {
+    const ms = Number(ago[1]) * UNIT_MS[ago[2] as keyof typeof UNIT_MS];
+    return new Date(Date.now() - ms).toISOString();
+  }
+  if (/^\d{4}-\d{2}-\d{2}T/.test(raw) && !Number.isNaN(Date.parse(raw))) return raw;
+  throw new InvalidArgumentError(
+    'expected an ISO 8601 instant (2026-11-20T06:00:00Z) or a duration: 30m, 6h, 7d.',
+  );
+}

@@ -57,19 +57,58 @@ function cellText(value: unknown, max: number): string {
 /** A field of the row, or a header and how to get the cell from the row. */
 export type Column<R> = (keyof R & string) | [header: string, value: (row: R) => unknown];
 
+/** `text` cut to at most `width` terminal columns, with "…" when cut. */
+function cutTo(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  let cut = '';
+  for (const ch of text) {
+    if (displayWidth(cut + ch) > width - 1) break;
+    cut += ch;
+  }
+  return `${cut}…`;
+}
+
+export interface TableOptions {
+  header?: boolean;
+  /** Longest cell, in characters (default 60). */
+  max?: number;
+  /**
+   * The widest a line may be, and the columns (by field or header) cut down to make the table fit: the
+   * widest of them first, each to no less than its header (P168).
+   */
+  fit?: { width: number; shrink: readonly string[] };
+}
+
 /** The one table printer: long cells are cut (use --json for the full values). */
 export function table<R extends object>(
   rows: readonly R[],
   columns: readonly Column<R>[],
-  options: { header?: boolean; max?: number } = {},
+  options: TableOptions = {},
 ): string {
   if (rows.length === 0) return '(none)';
-  const headers = columns.map((c) => (typeof c === 'string' ? c.replaceAll('_', ' ') : c[0]).toUpperCase());
+  const names = columns.map((c) => (typeof c === 'string' ? c : c[0]));
+  const headers = names.map((name) => name.replaceAll('_', ' ').toUpperCase());
   const cells = rows.map((row) =>
     columns.map((c) => cellText(typeof c === 'string' ? row[c] : c[1](row), options.max ?? 60)),
   );
   const lines = options.header === false ? cells : [headers, ...cells];
   const widths = columns.map((_, k) => Math.max(...lines.map((line) => displayWidth(line[k] as string))));
+  if (options.fit) {
+    // The widest of the columns that may give way loses a column at a time, down to its header's width.
+    const flexible = options.fit.shrink.map((name) => names.indexOf(name)).filter((k) => k >= 0);
+    const least = (k: number) => Math.max(displayWidth(headers[k] as string), 2);
+    let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (columns.length - 1) - options.fit.width;
+    while (excess > 0) {
+      const widest = flexible
+        .filter((k) => (widths[k] as number) > least(k))
+        .sort((a, b) => (widths[b] as number) - (widths[a] as number))[0];
+      if (widest === undefined) break;
+      widths[widest] = (widths[widest] as number) - 1;
+      excess--;
+    }
+    for (const k of flexible)
+      for (const line of lines) line[k] = cutTo(line[k] as string, widths[k] as number);
+  }
   return lines
     .map((line) =>
       line
@@ -79,6 +118,9 @@ export function table<R extends object>(
     )
     .join('\n');
 }
+
+/** "1 delivery", "2 deliveries", "0 records": the count and the noun that agrees with it (P171). */
+export const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** One object as a two-column field/value table. */
 export const record = (object: object): string =>

@@ -75,6 +75,7 @@ async function answer(base: string, response: Response): Promise<unknown> {
   );
   // A 429 says when to retry in a header, which the person at the terminal does not see otherwise.
   const retryAfter = response.headers.get('retry-after');
-  if (response.status === 429 && retryAfter) failure.notes.push(`retry after ${retryAfter} seconds`);
+  if (response.status === 429 && retryAfter)
+    failure.notes.push(`retry after ${retryAfter} ${retryAfter === '1' ? 'second' : 'seconds'}`);
   throw failure;
 }

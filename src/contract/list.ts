@@ -6,6 +6,7 @@
 import { type TObject, type TSchema, Type } from 'typebox';
 import { CursorParam, collectionSchema, LimitParam } from '../schema/collection.js';
 import type { Scope } from '../schema/fields.js';
+import { FormatParam, OcsfEvent } from '../schema/ocsf.js';
 import type { FieldSpec, Resource } from '../schema/resource.js';
 import { ErrorSchema } from './errors.js';
 import { type ApiKeyAuth, apiKey, type Operation, operation } from './operation.js';
@@ -23,6 +24,11 @@ export interface ListSpec<F extends Record<string, TSchema> = Record<string, TSc
    * empty page echoes the cursor it was given, so a poller stores it and later sees only newer rows.
    */
   feed: boolean;
+  /**
+   * Whether `format=ocsf` gives each item as an OCSF 1.8.0 event (P185): the handler module then gives the
+   * mapping of one item. The format is how items are written, not which: it is no part of a cursor's binding.
+   */
+  ocsf: boolean;
 }
 
 export type ListOperation<
@@ -34,7 +40,7 @@ export type ListOperation<
 export const NDJSON = 'application/x-ndjson';
 
 const EXPORT_DESCRIPTION =
-  'A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per ' +
+  'With `Accept: application/x-ndjson`, every matching row instead, one JSON object per ' +
   'line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose ' +
   'cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, ' +
   'when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports ' +
@@ -93,6 +99,8 @@ export function listOperation<
   filters?: F;
   currency?: boolean;
   feed?: boolean;
+  /** Items can be asked for as OCSF 1.8.0 events (`format=ocsf`, P185). */
+  ocsf?: boolean;
 }): ListOperation<U, F> {
   const { resource } = options;
   const fieldFilters = options.fieldFilters ?? [];
@@ -111,6 +119,10 @@ export function listOperation<
     if (name in properties) throw new Error(`${options.id}: the filter ${name} is declared twice`);
     properties[name] = Type.Optional(schema);
   }
+  if (options.ocsf) {
+    if ('format' in properties) throw new Error(`${options.id}: the filter format is declared twice`);
+    properties.format = Type.Optional(FormatParam);
+  }
   return {
     ...operation({
       id: options.id,
@@ -123,9 +135,13 @@ export function listOperation<
       query: Type.Object(properties, { additionalProperties: false }),
       responses: {
         200: {
-          description: EXPORT_DESCRIPTION,
+          description: options.ocsf
+            ? 'A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event ' +
+              `(\`x-item-formats\`, schema \`OcsfEvent\`). ${EXPORT_DESCRIPTION}`
+            : `A page of results. ${EXPORT_DESCRIPTION}`,
           schema: collectionSchema(resource.schema, { currency: options.currency }),
           lines: { mediaType: NDJSON, schema: exportLineSchema(resource.schema) },
+          ...(options.ocsf ? { itemFormats: { ocsf: OcsfEvent } } : {}),
         },
       },
     }),
@@ -135,6 +151,7 @@ export function listOperation<
       filters,
       currency: options.currency ?? false,
       feed: options.feed ?? false,
+      ocsf: options.ocsf ?? false,
     },
   };
 }

@@ -42,6 +42,12 @@ export interface ResponseSpec {
   description: string;
   /** The JSON body. */
   schema?: TSchema;
+  /**
+   * Other forms of a collection's items, by the `format` that asks for them (P186): the document names each
+   * item's schema under the response's `x-item-formats`, so that the answer's own schema (and the SDK's types
+   * from it) stays the default form.
+   */
+  itemFormats?: Readonly<Record<string, TSchema>>;
   /** Media types of a body that is not JSON (a file, a page). */
   mediaTypes?: readonly string[];
   /**

@@ -21,37 +21,13 @@ import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import type { RouteContext, RouteReply } from './route.js';
 
+export { asksForStream as wantsStream } from './negotiation.js';
+
 /** Rows read per statement. */
 export const EXPORT_CHUNK_ROWS = 1000;
 
 /** How long a client may leave the stream unread before the export is ended and its snapshot released. */
 export const EXPORT_STALL_MS = 30_000;
-
-/**
- * Whether a request's Accept asks for the stream: `application/x-ndjson` named with a non-zero quality at least
- * that of JSON (`application/json`, `application/*`, `*\/*`). Any other Accept, or none, keeps JSON (P193).
- */
-export function wantsStream(accept: string | string[] | undefined): boolean {
-  if (typeof accept !== 'string' || !accept.includes(NDJSON)) return false;
-  let ndjson = 0;
-  let json = 0;
-  for (const range of accept.split(',')) {
-    const [type = '', ...params] = range.split(';');
-    let q = 1;
-    for (const param of params) {
-      const [name, value] = param.split('=');
-      if (name?.trim().toLowerCase() === 'q') {
-        const parsed = Number(value?.trim());
-        q = Number.isFinite(parsed) && parsed >= 0 && parsed <= 1 ? parsed : 0;
-      }
-    }
-    const media = type.trim().toLowerCase();
-    if (media === NDJSON) ndjson = Math.max(ndjson, q);
-    else if (media === 'application/json' || media === 'application/*' || media === '*/*')
-      json = Math.max(json, q);
-  }
-  return ndjson > 0 && ndjson >= json;
-}
 
 /** What an export reads: the same shape as a list's query (http/list.ts ListQuery). */
 export interface ExportQuery {

@@ -1,14 +1,14 @@
 // Cursor-paged collections, bound: the SQL of a list operation's filters (by the names its contract gives
 // them, contract/list.ts) and its order. One SQL round trip per page: PostgreSQL filters, orders, limits
-// (limit + 1 tells has_more) and returns each field as text (Resource.row); Node joins the fields and the rows
-// into the envelope.
+// (limit + 1 tells has_more) and returns the page's records as one JSON text; Node wraps it in the envelope.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { TObject, TSchema } from 'typebox';
 import { notFound } from '../contract/errors.js';
 import type { GetOperation, ListOperation } from '../contract/list.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
-import { exportList, wantsStream } from './export.js';
+import { exportList } from './export.js';
+import { asksForStream } from './negotiation.js';
 import { cursorBinding, renderPage, USD } from './pagination.js';
 import { handle, type Route } from './route.js';
 
@@ -29,13 +29,14 @@ export const NEWEST_FIRST: Ordering = { column: 'created_at', direction: 'desc' 
 
 export interface ListQuery {
   resource: Resource;
-  /** By filter name, a SQL predicate over alias `t`; `?` stands for the filter's value. */
+  /** By filter name, a SQL predicate over alias `t`; each `?` stands for the filter's value. */
   filters: Record<string, string>;
   order: Ordering;
 }
 
 export interface PageResult {
-  items: string[];
+  /** The page's records, as the JSON text inside the brackets of `data` (records joined by commas). */
+  items: string;
   hasMore: boolean;
   /** Sort key of the last row served, for the next cursor. */
   last: [string, string] | null;
@@ -59,7 +60,8 @@ export async function fetchPage(
   const where = ['t.workspace_id = $ws'];
   for (const [name, predicate] of Object.entries(spec.filters)) {
     const value = args.query[name];
-    if (value !== undefined) where.push(predicate.replace('?', next(value)));
+    // Every `?` of a predicate is the filter's one value (bound once).
+    if (value !== undefined) where.push(predicate.replaceAll('?', next(value)));
   }
   const { column, direction } = spec.order;
   if (args.after) {
@@ -68,38 +70,54 @@ export async function fetchPage(
       `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} (${next(at)}::timestamptz, ${next(id)}::uuid)`,
     );
   }
-  const shape = spec.resource.row('t', { pii: args.pii, engine: tenant.engine });
-  // Columns 0 and 1: the row's sort key, for the next cursor; then the resource's fields.
-  const sql = `select iso(t.${column}), t.id::text, ${shape.sql}
-    from ${spec.resource.table} t
-    where ${where.join(' and ')}
-    order by t.${column} ${direction}, t.id ${direction}
-    limit ${next(args.limit + 1)}`;
-  const rows = await tenant.queryArrays(sql, params);
-  const hasMore = rows.length > args.limit;
-  const served = hasMore ? rows.slice(0, args.limit) : rows;
-  const lastRow = served[served.length - 1];
-  return {
-    items: served.map((row) => shape.render(row, 2)),
-    hasMore,
-    last: lastRow ? [lastRow[0] as string, lastRow[1] as string] : null,
-  };
+  const limit = next(args.limit);
+  const order = `t.${column} ${direction}, t.id ${direction}`;
+  // PostgreSQL builds the page: each record's JSON text (Resource.json), joined in order into one value, so the
+  // driver decodes one field per page rather than one per field of every record. The inner select reads one
+  // row past the page (has_more); the outer one leaves it out and returns the sort key of the last row served.
+  const sql = `select coalesce(string_agg(p.j, ',' order by p.n) filter (where p.n <= ${limit}), ''),
+      count(*) > ${limit},
+      (array_agg(p.k0 order by p.n desc) filter (where p.n <= ${limit}))[1],
+      (array_agg(p.k1 order by p.n desc) filter (where p.n <= ${limit}))[1]
+    from (select row_number() over (order by ${order}) n, iso(t.${column}) k0, t.id::text k1,
+        ${spec.resource.json('t', { pii: args.pii })} j
+      from ${spec.resource.table} t
+      where ${where.join(' and ')}
+      order by ${order}
+      limit ${limit} + 1) p
+    having count(*) > 0`;
+  // No row for an empty page (`having`), as a plain select would give: a tenant's empty answer is what its
+  // key is confirmed on before it is trusted (storage/tenant.ts).
+  const [row] = await tenant.queryArrays(sql, params);
+  if (!row) return { items: '', hasMore: false, last: null };
+  const [items, hasMore, lastAt, lastId] = row as [string, boolean, string | null, string | null];
+  return { items, hasMore, last: lastAt !== null && lastId !== null ? [lastAt, lastId] : null };
 }
 
 /** The predicates of a list's own filters, by the names its contract declares (a type error when they differ). */
 export type FilterSql<O extends ListOperation> = { readonly [K in keyof O['list']['filters']]: string };
 
 /**
+ * An item of the native form (as served: after its redaction) written as an OCSF 1.8.0 event of the caller's
+ * workspace (src/ocsf/).
+ */
+export type OcsfMapping = (item: unknown, workspaceId: string) => unknown;
+
+/**
  * Binds a list operation: its order, and the SQL of the filters declared with a predicate of their own. A
- * field filter compares the field's column with the value.
+ * field filter compares the field's column with the value. With `ocsf`, the mapping of one item that
+ * `format=ocsf` applies (P185).
  */
 export function handleList<O extends ListOperation>(
   operation: O,
-  binding: { order: Ordering } & (keyof O['list']['filters'] extends never
+  binding: { order: Ordering; ocsf?: OcsfMapping } & (keyof O['list']['filters'] extends never
     ? { where?: never }
     : { where: FilterSql<O> }),
 ): Route {
   const { list, id } = operation;
+  if (list.ocsf !== (binding.ocsf !== undefined))
+    throw new Error(`${id}: an OCSF form needs both the contract's \`ocsf\` and the binding's mapping`);
+  const mapOcsf = binding.ocsf;
   const where: Record<string, string> = binding.where ?? {};
   const own = Object.keys(list.filters).sort().join();
   if (Object.keys(where).sort().join() !== own)
@@ -112,12 +130,14 @@ export function handleList<O extends ListOperation>(
     filters[name] = `t.${name} = ?${castFor(properties[name] as TSchema)}`;
   Object.assign(filters, where);
   const query: ListQuery = { resource: list.resource, filters, order: binding.order };
-  const route = handle(operation as ListOperation, async (ctx, { query: q }) => {
+  return handle(operation as ListOperation, async (ctx, { query: q }) => {
     const cursor = q.cursor as string | undefined;
-    const binding = cursorBinding(ctx.key.workspaceId, id, q);
+    // P185: the form of the items is no filter, so a cursor continues across forms.
+    const { format, ...filters } = q as typeof q & { format?: string };
+    const binding = cursorBinding(ctx.key.workspaceId, id, filters);
     const after = cursor ? ctx.services.cursors.decode(binding, cursor) : null;
     // The whole collection as a stream (http/export.ts): same filters, scopes and redaction.
-    if (wantsStream(ctx.request.headers.accept))
+    if (asksForStream(ctx.request.headers.accept))
       return exportList(ctx, query, {
         query: q,
         after,
@@ -132,15 +152,20 @@ export function handleList<O extends ListOperation>(
     });
     const lastServed = page.last ? ctx.services.cursors.encode(binding, page.last) : null;
     const nextCursor = list.feed ? (lastServed ?? cursor ?? null) : page.hasMore ? lastServed : null;
+    const toOcsf = format === 'ocsf' ? mapOcsf : undefined;
+    // Mapped from the item as the native form serves it, so the OCSF form holds nothing the native one withholds.
+    const items = toOcsf
+      ? (JSON.parse(`[${page.items}]`) as unknown[]).map((item) =>
+          JSON.stringify(toOcsf(item, ctx.key.workspaceId)),
+        )
+      : page.items
+        ? [page.items]
+        : [];
     return {
       status: 200,
-      body: renderPage(page.items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
+      body: renderPage(items, { hasMore: page.hasMore, nextCursor }, list.currency ? USD : ''),
     };
   });
-  return {
-    ...route,
-    extraBucketsFor: (request) => (wantsStream(request.headers.accept) ? 'exports' : undefined),
-  };
 }
 
 /** The JSON of one record of a resource in the caller's workspace, or null. */

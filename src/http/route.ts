@@ -1,14 +1,7 @@
-// The pipeline of both listeners: one for every operation, its checks chosen by the operation's auth, each
-// check written once (request-headers.ts, validation.ts, checkPathIds below) whichever auth runs it, so no
-// handler can forget one. An API key's operation (under /v1) gets the checks of decision 1, in order:
-//   authentication (401) → rate limit (429) → plan (403) → scope (403) → query, or a GET's body (400)
-//   → Idempotency-Key (400) → body (422) → path id (404) → handler (404/409/…).
-// An operation that needs no key (decision 4) is limited per client address (P69), and a parameter that fails
-// its schema is a 404. An operator's (under /admin, the management listener) gets, in order:
-//   token (401; 429 per client address) → path ids (404) → query (400) → no body (400, P114) → body (422)
-//   → its own budget per path id (429, given back when the handler refuses or fails) → handler.
-// The public contracts are declared in src/resources/ (operations.ts), a slice's handler module binds each to
-// its handler with `handle`; the operator's are bound in management/handlers.ts.
+// The pipeline of both listeners: one for every operation, its steps listed by the operation's auth (PIPELINES
+// below, where each auth's order is written), each step written once whichever auth lists it, so no handler can
+// forget one. The public contracts are declared in src/resources/ (operations.ts), a slice's handler module binds
+// each to its handler with `handle`; the operator's are bound in management/handlers.ts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -43,6 +36,7 @@ import {
   readIdempotencyKey,
   runIdempotent,
 } from './idempotency.js';
+import { asksForStream } from './negotiation.js';
 import type { BoundOperation, OperatorContext } from './operator.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
@@ -121,8 +115,6 @@ export interface Route<
 > {
   operation: O;
   handler(ctx: ContextOf<O['auth'], S>, input: InputOf<O>): Promise<ReplyOf<O['auth']>>;
-  /** Buckets a request counts against besides the operation's, chosen by the request (a list's export). */
-  extraBucketsFor?(request: FastifyRequest): Extract<BucketSet, 'exports'> | undefined;
 }
 
 /** Binds an operation to its handler, whose input is typed from the operation's own schemas. */
@@ -175,11 +167,6 @@ export async function limitByAddress(
   if (!decision.allowed) throw rateLimited(request, reply, decision);
 }
 
-/** A path id that is not a uuid is a 404, like a missing one (decision 3). */
-function checkPathIds(names: readonly string[], params: Record<string, string>): void {
-  for (const name of names) if (!isUuid(params[name] ?? '')) throw notFound();
-}
-
 const planUpgradeRequired = () =>
   new ApiError(
     'plan_upgrade_required',
@@ -199,7 +186,7 @@ async function authenticate(
   const token = Authenticator.bearer(request.raw.rawHeaders);
   // The cache may answer: a cached key is confirmed before any answer depends on it. Reads run their SQL
   // against live_workspace() (storage/tenant.ts), writes check it in their transaction's first round trip,
-  // and a client error re-reads the key first (errorHandler below).
+  // and a client error re-reads the key first (the pipeline's onClientError).
   let found = await services.auth.lookup(token, false);
   if (!found) {
     // Bad credentials never touch a workspace's budget; they are limited per client address.
@@ -247,211 +234,6 @@ async function authenticate(
 }
 
 /**
- * Registers the public listener's routes, each through the pipeline of its operation's auth. `operations` are
- * those the listener serves (its document's): each must be bound exactly once.
- */
-export function registerRoutes<S extends PublicServices>(
-  app: FastifyInstance,
-  services: S,
-  routes: readonly Route[],
-  operations: readonly Operation[],
-): void {
-  const bound: readonly Operation[] = routes.map((route) => route.operation);
-  const unbound = operations.filter((operation) => !bound.includes(operation)).map((o) => o.id);
-  const extra = bound.filter(
-    (operation, i) => !operations.includes(operation) || bound.indexOf(operation) !== i,
-  );
-  if (unbound.length > 0 || extra.length > 0)
-    throw new Error(
-      `operations not bound: [${unbound}]; bound twice or not served: [${extra.map((o) => o.id)}]`,
-    );
-  // Authentication runs before the body is read, so a request without a valid key is a 401 whatever its body.
-  const authenticated = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof authenticate>>>();
-
-  /** An operation under /v1: decision 1's checks. */
-  const keyRoute = (route: Route<Operation<ApiKeyAuth>, S>) => {
-    const { operation } = route;
-    // Everything a request needs from its operation, resolved once here rather than on each request.
-    const pathParams = pathParameters(operation.path);
-    const scope = operation.auth.scope;
-    const querySchema = operation.query ?? NO_PARAMETERS;
-    const bodySchema = operation.validateBody === false ? undefined : operation.body;
-    const buckets = operation.extraBuckets
-      ? [...services.buckets.workspace, ...services.buckets[operation.extraBuckets]]
-      : services.buckets.workspace;
-    const exportBuckets = [...buckets, ...services.buckets.exports];
-    app.route({
-      method: operation.method,
-      url: `${PATH_PREFIX.apiKey}${operation.path}`,
-      onRequest: async (request, reply) => {
-        const counted = route.extraBucketsFor?.(request) === 'exports' ? exportBuckets : buckets;
-        authenticated.set(request, await authenticate(services, counted, scope, request, reply));
-        assertSingleValuedHeaders(request.raw.rawHeaders);
-      },
-      // A client error (a malformed body, a bad query, a missing id…) for a cached key is answered only once
-      // the key is confirmed: a revoked key gets its 401 whatever else is wrong (decision 1). Not a 429, which
-      // must stay free to answer.
-      errorHandler: async (error, request, reply) => {
-        const answer = toApiError(error, request);
-        const auth = authenticated.get(request);
-        if (auth && answer.status < 500 && answer.code !== 'rate_limit_exceeded') {
-          try {
-            await auth.tenant.confirm();
-          } catch (authError) {
-            return sendError(reply, toApiError(authError, request));
-          }
-        }
-        return sendError(reply, answer);
-      },
-      handler: async (request, reply) => {
-        const auth = authenticated.get(request);
-        if (!auth) throw new Error('a request reached its handler without authentication');
-        const { key, tenant } = auth;
-        const params = request.params as Record<string, string>;
-        const query = { ...(request.query as Record<string, unknown>) };
-        validateQuery(querySchema, query);
-        // A GET takes no body: one sent is refused rather than ignored (P114).
-        if (operation.method === 'GET') assertNoBody(request.headers);
-        const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => {
-          // A write is attributed to the human who created the key (decision 26); a read writes nothing.
-          const work = tx
-            ? unitOfWork(
-                tx,
-                key.workspaceId,
-                { type: 'user', id: key.createdBy, apiKeyId: key.keyId },
-                request.id,
-                tenantDb,
-              )
-            : null;
-          return {
-            request,
-            services,
-            key,
-            tenant: tenantDb,
-            events: async (type, data) => {
-              if (!work) throw new Error('events are recorded by write routes, inside their transaction');
-              return work.events(type, data);
-            },
-            requestId: request.id,
-            hasScope: (scope) => key.scopes.has(scope),
-            snapshot: (work) =>
-              services.db.transaction(async (snapshotTx) => {
-                await snapshotTx.query('set transaction isolation level repeatable read, read only');
-                return work(tenantDb.within(snapshotTx));
-              }),
-            audit: async (action, target, metadata) => {
-              if (!work)
-                throw new Error('audit entries are written by write routes, inside their transaction');
-              await work.audit(action, target, metadata);
-            },
-          };
-        };
-
-        let result: RouteReply;
-        // Path ids (existence) are checked after request validation (decision 1).
-        if (operation.method === 'GET') {
-          checkPathIds(pathParams, params);
-          result = await route.handler(context(tenant, null), { params, query, body: undefined });
-        } else {
-          const body = request.body;
-          if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
-          const run = async (tx: Queryable) => {
-            if (bodySchema) validateBody(bodySchema, body);
-            checkPathIds(pathParams, params);
-            const reply = await route.handler(context(tenant.within(tx), tx), { params, query, body });
-            return { status: reply.status, body: reply.body ?? '', withoutPii: reply.withoutPii };
-          };
-          // A key from the cache is confirmed in the transaction, in the round trip of its first statements:
-          // when it is no longer valid, nothing is written (or stored as an idempotent response).
-          const confirm = (tx: Queryable) => tenant.confirmWithin(tx);
-          if (operation.idempotent) {
-            const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
-            const stored = await runIdempotent(
-              services.db,
-              {
-                workspaceId: key.workspaceId,
-                endpoint: operation.id,
-                key: idempotencyKey,
-                body,
-                requestId: request.id,
-              },
-              run,
-              confirm,
-            );
-            if (stored.replayed) reply.header('idempotent-replayed', 'true');
-            result = stored;
-          } else {
-            result = await services.db.transaction(async (tx) => {
-              const confirming = confirm(tx);
-              confirming.catch(() => undefined);
-              // The key's verdict comes first, whatever the work answered.
-              const outcome = await run(tx).then(
-                (reply) => ({ reply }),
-                (error: unknown) => ({ error }),
-              );
-              await confirming;
-              if ('error' in outcome) throw outcome.error;
-              return outcome.reply;
-            });
-          }
-        }
-        if (result.headers)
-          for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
-        if (result.stream)
-          return reply
-            .code(result.status)
-            .header('content-type', result.stream.contentType)
-            .send(result.stream.body);
-        const sent =
-          result.withoutPii !== undefined && !key.scopes.has('pii:read') ? result.withoutPii : result.body;
-        if (sent === undefined || sent === '') return reply.code(result.status).send();
-        return reply.code(result.status).header('content-type', JSON_TYPE).send(sent);
-      },
-    });
-  };
-
-  /** An operation that needs no key: limited per client address; a parameter failing its schema is a 404. */
-  const openRoute = (route: Route<Operation<NoneAuth>, S>) => {
-    const { operation } = route;
-    const checkParams = checker(Type.Object(operation.params ?? {}));
-    const declared = Object.keys(operation.query?.properties ?? {});
-    const checkQuery = operation.query ? checker(operation.query) : () => null;
-    const buckets = operation.extraBuckets
-      ? [...services.buckets.address, ...services.buckets[operation.extraBuckets]]
-      : services.buckets.address;
-    app.route<{ Params: Record<string, string>; Querystring: Record<string, string> }>({
-      method: operation.method,
-      url: `${PATH_PREFIX.none}${operation.path}`,
-      onRequest: (request, reply) => limitByAddress(services, request, reply, buckets),
-      handler: async (request, reply) => {
-        // The parameters the operation reads; others are ignored.
-        const query = Object.fromEntries(
-          Object.entries(request.query).filter(([name]) => declared.includes(name)),
-        );
-        // These URLs are fixed or issued by the service: one that fails its schema names nothing (decision 4).
-        if (checkParams(request.params) || checkQuery(query)) throw notFound();
-        return route.handler(
-          { request, reply, services },
-          { params: request.params, query, body: undefined },
-        );
-      },
-    });
-  };
-
-  for (const route of routes) {
-    if (isKeyRoute(route)) keyRoute(route);
-    else openRoute(route as Route<Operation<NoneAuth>, S>);
-  }
-}
-
-/** What the operator's branch of the pipeline needs: the token's hash, and the limiter for its budgets. */
-export interface OperatorServices {
-  adminTokenHash: Buffer;
-  limiter: RateLimiter;
-  buckets: Record<BucketSet, readonly Bucket[]>;
-}
-
-/**
  * The operator's authentication: a bearer token compared, as a SHA-256 digest, in constant time with the one
  * the process holds (only its hash is kept). Wrong and missing tokens are counted per client address (P68).
  * Once an address is over its limit, every request from it is a 429 before the token is compared, a right one
@@ -473,63 +255,446 @@ async function authenticateOperator(
   if (!valid) throw invalidAdminToken();
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// The pipeline. A request passes the steps its operation's auth lists (PIPELINES), in their order, in three
+// stages: `admission` before the body is read (a request refused there is refused whatever its body),
+// `request` on its parts, `work` right before the handler (within the write's transaction when there is one).
+// A step is prepared once per operation (null when it has nothing to check on it); on each request it throws
+// the error it answers or lets the request through.
+
+/** A request on its way: its parts, and what the steps so far have established. */
+interface Passage {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  /** What to give back when the request fails after this point (a budget counted for it). */
+  undo: (() => Promise<void>)[];
+}
+
+/** An API key's request: the key and the tenant it is bound to, once authenticated. */
+interface KeyPassage extends Passage {
+  auth?: Awaited<ReturnType<typeof authenticate>>;
+  idempotencyKey?: string;
+}
+
+type Check<P> = (passage: P) => void | Promise<void>;
+
+/** A step, prepared for one operation of the listener's services. */
+type Step<Sv, P> = (operation: Operation, services: Sv) => Check<P> | null;
+
+/** What an operator operation's handler context is made from: the management listener's services. */
+export interface OperatorServices {
+  adminTokenHash: Buffer;
+  limiter: RateLimiter;
+  buckets: Record<BucketSet, readonly Bucket[]>;
+  /** The handler's context for a request (http/operator.ts). */
+  context(request: FastifyRequest): OperatorContext;
+}
+
+interface Pipeline<Sv, P extends Passage, B> {
+  admission: readonly Step<Sv, P>[];
+  request: readonly Step<Sv, P>[];
+  work: readonly Step<Sv, P>[];
+  /** Runs the handler (the work steps first, through `work`) and sends its answer. */
+  execute(services: Sv, bound: B): (passage: P, work: () => Promise<void>) => Promise<unknown>;
+  /** Judges a client error before it is sent (an API key's: the cached key is confirmed first). */
+  onClientError?: (passage: P, error: ApiError) => Promise<ApiError>;
+}
+
+// The steps, each written once whichever pipeline lists it.
+
+const singleValuedHeaders: Step<unknown, Passage> = () => (passage) =>
+  assertSingleValuedHeaders(passage.request.raw.rawHeaders);
+
+/** A query parameter the operation does not declare, or one failing its schema, is a 400. */
+const queryParameters: Step<unknown, Passage> = (operation) => {
+  const schema = operation.query ?? NO_PARAMETERS;
+  return (passage) => validateQuery(schema, passage.query);
+};
+
+/** A path id that is not a uuid is a 404, like a missing one (decision 3). */
+const pathIds: Step<unknown, Passage> = (operation) => {
+  const names = pathParameters(operation.path);
+  return names.length === 0 ? null : (passage) => checkPathIds(names, passage.params);
+};
+
+function checkPathIds(names: readonly string[], params: Record<string, string>): void {
+  for (const name of names) if (!isUuid(params[name] ?? '')) throw notFound();
+}
+
+/** The fields of the body, against the operation's schema (unless its handler judges them). */
+const bodyFields: Step<unknown, Passage> = (operation) => {
+  const schema = operation.validateBody === false ? undefined : operation.body;
+  return schema ? (passage) => validateBody(schema, passage.request.body) : null;
+};
+
+const keyAuthentication: Step<PublicServices, KeyPassage> = (operation, services) => {
+  const { scope } = operation.auth as ApiKeyAuth;
+  const buckets = operation.extraBuckets
+    ? [...services.buckets.workspace, ...services.buckets[operation.extraBuckets]]
+    : services.buckets.workspace;
+  // A list asked for as a stream counts against the export budget too (P197).
+  const exportBuckets = 'list' in operation ? [...buckets, ...services.buckets.exports] : null;
+  return async (passage) => {
+    const counted = exportBuckets && asksForStream(passage.request.headers.accept) ? exportBuckets : buckets;
+    passage.auth = await authenticate(services, counted, scope, passage.request, passage.reply);
+  };
+};
+
+/** A GET takes no body: one sent is refused rather than ignored (P114). */
+const noBodyOnRead: Step<unknown, Passage> = (operation) =>
+  operation.method === 'GET' ? (passage) => assertNoBody(passage.request.headers) : null;
+
+/** A write's body is a JSON object. */
+const objectBody: Step<unknown, Passage> = (operation) =>
+  operation.method === 'GET'
+    ? null
+    : ({ request: { body } }) => {
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) throw notAnObject();
+      };
+
+const idempotencyKey: Step<unknown, KeyPassage> = (operation) =>
+  operation.idempotent
+    ? (passage) => {
+        passage.idempotencyKey = readIdempotencyKey(passage.request.headers['idempotency-key']);
+      }
+    : null;
+
+/** An operation that needs no key is limited per client address (P69). */
+const addressLimit: Step<PublicServices, Passage> = (operation, services) => {
+  const buckets = operation.extraBuckets
+    ? [...services.buckets.address, ...services.buckets[operation.extraBuckets]]
+    : services.buckets.address;
+  return (passage) => limitByAddress(services, passage.request, passage.reply, buckets);
+};
+
 /**
- * Registers an operator operation (under /admin) through the operator's checks (this file's header). `context` makes its
- * handler's context for a request (the management listener's services).
+ * The parameters an operation that needs no key reads (others are ignored). Its URLs are fixed or issued by the
+ * service: one that fails its schema names nothing, a 404 (decision 4).
  */
-export function registerOperatorRoute(
-  app: FastifyInstance,
-  services: OperatorServices,
-  { operation, handler }: BoundOperation,
-  context: (request: FastifyRequest) => OperatorContext,
-): void {
-  // Everything a request needs from its operation, resolved once here rather than on each request.
-  const hasIdPath = operation.path.startsWith('/workspaces/:id');
-  const [status] = success(operation, true);
-  const pathIds = pathParameters(operation.path);
-  const bodySchema = operation.validateBody === false ? undefined : operation.body;
+const openParameters: Step<unknown, Passage> = (operation) => {
+  const checkParams = checker(Type.Object(operation.params ?? {}));
+  const declared = Object.keys(operation.query?.properties ?? {});
+  const checkQuery = operation.query ? checker(operation.query) : () => null;
+  return (passage) => {
+    passage.query = Object.fromEntries(
+      Object.entries(passage.query).filter(([name]) => declared.includes(name)),
+    );
+    if (checkParams(passage.params) || checkQuery(passage.query)) throw notFound();
+  };
+};
+
+const operatorToken: Step<OperatorServices, Passage> = (_operation, services) => (passage) =>
+  authenticateOperator(services, passage.request, passage.reply);
+
+/** The workspace an operator operation names in its path, for the request's log line. */
+const pathWorkspace: Step<unknown, Passage> = (operation) =>
+  operation.path.startsWith('/workspaces/:id')
+    ? (passage) => {
+        passage.request.workspaceId = passage.params.id ?? null;
+      }
+    : null;
+
+/** An operator operation without a body refuses one (P114). */
+const noBody: Step<unknown, Passage> = (operation) =>
+  operation.body
+    ? null
+    : (passage) => assertNoBody(passage.request.headers, passage.request.body as Buffer | undefined);
+
+/** An operator operation's own budget per path id (429), given back when the request fails. */
+const operatorBudget: Step<OperatorServices, Passage> = (operation, services) => {
   const { limit } = operation;
-  const budgetBuckets = limit && services.buckets[limit.buckets];
+  const buckets = limit && services.buckets[limit.buckets];
+  if (!limit || !buckets) return null;
+  return async (passage) => {
+    const key = `${operation.id}:${passage.params.id}`;
+    const decision = await services.limiter.consume(key, buckets);
+    if (!decision.allowed) throw rateLimited(passage.request, passage.reply, decision, limitExceeded(limit));
+    passage.undo.push(() => services.limiter.refund(key, buckets));
+  };
+};
+
+/** Runs an API key's handler: a read on the key's tenant, a write in one transaction (idempotent or not). */
+function executeWithKey<S extends PublicServices>(services: S, route: Route<Operation<ApiKeyAuth>, S>) {
+  const { operation } = route;
+  return async (passage: KeyPassage, work: () => Promise<void>) => {
+    const { request, reply, params, query } = passage;
+    if (!passage.auth) throw new Error('a request reached its handler without authentication');
+    const { key, tenant } = passage.auth;
+    const context = (tenantDb: TenantDb, tx: Queryable | null): RouteContext<S> => {
+      // A write is attributed to the human who created the key (decision 26); a read writes nothing.
+      const unit = tx
+        ? unitOfWork(
+            tx,
+            key.workspaceId,
+            { type: 'user', id: key.createdBy, apiKeyId: key.keyId },
+            request.id,
+            tenantDb,
+          )
+        : null;
+      return {
+        request,
+        services,
+        key,
+        tenant: tenantDb,
+        events: async (type, data) => {
+          if (!unit) throw new Error('events are recorded by write routes, inside their transaction');
+          return unit.events(type, data);
+        },
+        requestId: request.id,
+        hasScope: (scope) => key.scopes.has(scope),
+        snapshot: (work) =>
+          services.db.transaction(async (snapshotTx) => {
+            await snapshotTx.query('set transaction isolation level repeatable read, read only');
+            return work(tenantDb.within(snapshotTx));
+          }),
+        audit: async (action, target, metadata) => {
+          if (!unit) throw new Error('audit entries are written by write routes, inside their transaction');
+          await unit.audit(action, target, metadata);
+        },
+      };
+    };
+
+    let result: RouteReply;
+    if (operation.method === 'GET') {
+      await work();
+      result = await route.handler(context(tenant, null), { params, query, body: undefined });
+    } else {
+      const body = request.body;
+      const run = async (tx: Queryable) => {
+        await work();
+        const answer = await route.handler(context(tenant.within(tx), tx), { params, query, body });
+        return { status: answer.status, body: answer.body ?? '', withoutPii: answer.withoutPii };
+      };
+      // A key from the cache is confirmed in the transaction, in the round trip of its first statements:
+      // when it is no longer valid, nothing is written (or stored as an idempotent response).
+      const confirm = (tx: Queryable) => tenant.confirmWithin(tx);
+      if (passage.idempotencyKey !== undefined) {
+        const stored = await runIdempotent(
+          services.db,
+          {
+            workspaceId: key.workspaceId,
+            endpoint: operation.id,
+            key: passage.idempotencyKey,
+            body,
+            requestId: request.id,
+          },
+          run,
+          confirm,
+        );
+        if (stored.replayed) reply.header('idempotent-replayed', 'true');
+        result = stored;
+      } else {
+        result = await services.db.transaction(async (tx) => {
+          const confirming = confirm(tx);
+          confirming.catch(() => undefined);
+          // The key's verdict comes first, whatever the work answered.
+          const outcome = await run(tx).then(
+            (answer) => ({ answer }),
+            (error: unknown) => ({ error }),
+          );
+          await confirming;
+          if ('error' in outcome) throw outcome.error;
+          return outcome.answer;
+        });
+      }
+    }
+    if (result.headers) for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
+    if (result.stream)
+      return reply
+        .code(result.status)
+        .header('content-type', result.stream.contentType)
+        .send(result.stream.body);
+    const sent =
+      result.withoutPii !== undefined && !key.scopes.has('pii:read') ? result.withoutPii : result.body;
+    if (sent === undefined || sent === '') return reply.code(result.status).send();
+    return reply.code(result.status).header('content-type', JSON_TYPE).send(sent);
+  };
+}
+
+/** The pipelines, by auth: the steps in the order they run (decision 1 for an API key). */
+const PIPELINES = {
+  /**
+   * Under /v1: authentication (401) → rate limit (429) → plan (403) → scope (403) → single-valued headers
+   * (400) → query, or a GET's body (400) → a write's body not an object (400) → Idempotency-Key (400) → body
+   * fields (422) → path id (404) → handler (404/409/…). A write's work steps run in its transaction.
+   */
+  apiKey: {
+    admission: [keyAuthentication, singleValuedHeaders],
+    request: [queryParameters, noBodyOnRead, objectBody, idempotencyKey],
+    work: [bodyFields, pathIds],
+    execute: executeWithKey,
+    // A client error (a malformed body, a bad query, a missing id…) for a cached key is answered only once the
+    // key is confirmed: a revoked key gets its 401 whatever else is wrong (decision 1). Not a 429, which must
+    // stay free to answer.
+    onClientError: async (passage, error) => {
+      if (!passage.auth || error.code === 'rate_limit_exceeded') return error;
+      try {
+        await passage.auth.tenant.confirm();
+        return error;
+      } catch (authError) {
+        return toApiError(authError, passage.request);
+      }
+    },
+  } satisfies Pipeline<PublicServices, KeyPassage, Route<Operation<ApiKeyAuth>>>,
+  /** Outside /v1, no key: limited per client address (P69); a parameter failing its schema is a 404. */
+  none: {
+    admission: [addressLimit],
+    request: [openParameters],
+    work: [],
+    execute: (services: PublicServices, route: Route<Operation<NoneAuth>>) => async (passage: Passage) =>
+      route.handler(
+        { request: passage.request, reply: passage.reply, services },
+        { params: passage.params, query: passage.query, body: undefined },
+      ),
+  } satisfies Pipeline<PublicServices, Passage, Route<Operation<NoneAuth>>>,
+  /**
+   * Under /admin (the management listener): token (401; 429 per client address) → single-valued headers (400)
+   * → path ids (404) → query (400) → no body (400, P114) → body (422) → its own budget per path id (429, given
+   * back when the handler refuses or fails) → handler.
+   */
+  operator: {
+    admission: [],
+    request: [
+      operatorToken,
+      singleValuedHeaders,
+      pathIds,
+      pathWorkspace,
+      queryParameters,
+      noBody,
+      bodyFields,
+    ],
+    work: [operatorBudget],
+    execute: (services: OperatorServices, { operation, handler }: BoundOperation) => {
+      const [status] = success(operation, true);
+      return async (passage: Passage, work: () => Promise<void>) => {
+        await work();
+        // Validated against the operation's query and body schemas (or judged by the handler: validateBody
+        // false).
+        const input = {
+          params: passage.params,
+          query: passage.query,
+          body: operation.body ? passage.request.body : undefined,
+        } as Parameters<typeof handler>[1];
+        const result = await handler(services.context(passage.request), input);
+        passage.reply.code(status);
+        return result === undefined
+          ? passage.reply.send()
+          : passage.reply.header('content-type', JSON_TYPE).send(result);
+      };
+    },
+  } satisfies Pipeline<OperatorServices, Passage, BoundOperation>,
+};
+
+/** The order of an auth's checks, by step name: what docs and tests read of PIPELINES. */
+export function pipelineSteps(kind: keyof typeof PIPELINES): string[] {
+  const { admission, request, work } = PIPELINES[kind] as Pipeline<never, Passage, unknown>;
+  return [...admission, ...request, ...work].map((step) => step.name);
+}
+
+/** Registers one operation through its auth's pipeline. */
+function register<Sv, P extends Passage, B extends { operation: Operation }>(
+  app: FastifyInstance,
+  services: Sv,
+  bound: B,
+  pipeline: Pipeline<Sv, P, B>,
+  prefix: string,
+): void {
+  const { operation } = bound;
+  const prepare = (steps: readonly Step<Sv, P>[]) =>
+    steps.map((step) => step(operation, services)).filter((check): check is Check<P> => check !== null);
+  const admission = prepare(pipeline.admission);
+  const request = prepare(pipeline.request);
+  const work = prepare(pipeline.work);
+  const execute = pipeline.execute(services, bound);
+  const passages = new WeakMap<FastifyRequest, P>();
+  const passageOf = (req: FastifyRequest, reply: FastifyReply): P => {
+    let passage = passages.get(req);
+    if (!passage) {
+      passage = {
+        request: req,
+        reply,
+        params: req.params as Record<string, string>,
+        query: { ...(req.query as Record<string, unknown>) },
+        undo: [],
+      } as Passage as P;
+      passages.set(req, passage);
+    }
+    return passage;
+  };
+  const runAll = async (checks: readonly Check<P>[], passage: P) => {
+    for (const check of checks) await check(passage);
+  };
+  const { onClientError } = pipeline;
   app.route({
     method: operation.method,
-    url: `${PATH_PREFIX.operator}${operation.path}`,
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      await authenticateOperator(services, request, reply);
-      assertSingleValuedHeaders(request.raw.rawHeaders);
-      const params = request.params as Record<string, string>;
-      checkPathIds(pathIds, params);
-      if (hasIdPath) request.workspaceId = params.id ?? null;
-      const query = { ...(request.query as Record<string, unknown>) };
-      // An operation without query parameters refuses any, in the words of the public API (P158).
-      validateQuery(operation.query ?? NO_PARAMETERS, query);
-      if (!operation.body) assertNoBody(request.headers, request.body as Buffer | undefined);
-      else if (bodySchema) validateBody(bodySchema, request.body);
-      // Validated against the operation's query and body schemas above (or judged by the handler:
-      // validateBody false).
-      const input = { params, query, body: operation.body ? request.body : undefined } as Parameters<
-        typeof handler
-      >[1];
-      const budget = limit &&
-        budgetBuckets && { key: `${operation.id}:${params.id}`, buckets: budgetBuckets };
-      if (limit && budget) {
-        const decision = await services.limiter.consume(budget.key, budget.buckets);
-        if (!decision.allowed) throw rateLimited(request, reply, decision, limitExceeded(limit));
-      }
-      let result: string | undefined;
+    url: `${prefix}${operation.path}`,
+    onRequest:
+      admission.length > 0
+        ? async (req, reply) => {
+            await runAll(admission, passageOf(req, reply));
+          }
+        : undefined,
+    errorHandler: onClientError
+      ? async (error, req, reply) => {
+          const answer = toApiError(error, req);
+          const passage = passages.get(req);
+          return sendError(
+            reply,
+            passage && answer.status < 500 ? await onClientError(passage, answer) : answer,
+          );
+        }
+      : undefined,
+    handler: async (req, reply) => {
+      const passage = passageOf(req, reply);
+      await runAll(request, passage);
       try {
-        result = await handler(context(request), input);
+        return await execute(passage, () => runAll(work, passage));
       } catch (error) {
-        // Refused or failed: nothing was done, so nothing is counted.
-        if (budget) await services.limiter.refund(budget.key, budget.buckets);
+        // Refused or failed: nothing was done, so what was counted for it is given back.
+        for (const undo of passage.undo) await undo();
         throw error;
       }
-      reply.code(status);
-      return result === undefined ? reply.send() : reply.header('content-type', JSON_TYPE).send(result);
     },
   });
 }
 
-const isKeyRoute = <S extends PublicServices>(route: Route): route is Route<Operation<ApiKeyAuth>, S> =>
+/**
+ * Registers the public listener's routes, each through the pipeline of its operation's auth. `operations` are
+ * those the listener serves (its document's): each must be bound exactly once.
+ */
+export function registerRoutes<S extends PublicServices>(
+  app: FastifyInstance,
+  services: S,
+  routes: readonly Route[],
+  operations: readonly Operation[],
+): void {
+  const bound: readonly Operation[] = routes.map((route) => route.operation);
+  const unbound = operations.filter((operation) => !bound.includes(operation)).map((o) => o.id);
+  const extra = bound.filter(
+    (operation, i) => !operations.includes(operation) || bound.indexOf(operation) !== i,
+  );
+  if (unbound.length > 0 || extra.length > 0)
+    throw new Error(
+      `operations not bound: [${unbound}]; bound twice or not served: [${extra.map((o) => o.id)}]`,
+    );
+  for (const route of routes) {
+    if (isKeyRoute(route)) register(app, services, route, PIPELINES.apiKey, PATH_PREFIX.apiKey);
+    else register(app, services, route as Route<Operation<NoneAuth>>, PIPELINES.none, PATH_PREFIX.none);
+  }
+}
+
+/** Registers an operation of the management listener (under /admin) through the operator's pipeline. */
+export function registerOperatorRoute(
+  app: FastifyInstance,
+  services: OperatorServices,
+  bound: BoundOperation,
+): void {
+  register(app, services, bound, PIPELINES.operator, PATH_PREFIX.operator);
+}
+
+const isKeyRoute = (route: Route): route is Route<Operation<ApiKeyAuth>> =>
   route.operation.auth.kind === 'apiKey';
 
 /** The 404 of an id, and of any path or method outside the API (errors.ts, decision 4). */

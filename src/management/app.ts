@@ -1,5 +1,5 @@
 // The management listener: /admin (bearer ADMIN_TOKEN) from the operations' contracts bound to their handlers
-// (handlers.ts), each through the operator's branch of the pipeline (http/route.ts) in one loop; its OpenAPI
+// (handlers.ts), each through the operator's pipeline (http/route.ts) in one loop; its OpenAPI
 // document and reference page, and the probes (/healthz, /readyz, /metrics).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BoundOperation, OperatorContext } from '../http/operator.js';
@@ -32,8 +32,9 @@ export function buildAdminRoutes(
       allowInsecureWebhookUrls: services.config.webhookAllowInsecureUrls,
       authChanged: () => services.auth.invalidate(),
     });
+    const operator = { ...services, context };
     for (const bound of operations)
-      registerOperatorRoute(bound.operation.body ? app : noBody, services, bound, context);
+      registerOperatorRoute(bound.operation.body ? app : noBody, operator, bound);
   });
 
   // The listener's own description and the page rendering it, like /healthz without the token: they hold no

@@ -23,7 +23,8 @@ const INSTRUCTIONS = [
   "Read-only access to one workspace of a third-party risk data API (the API key's workspace): suppliers,",
   'assessments and gaps, reports, assets, business context, risks, action plans, alerts, insights, the audit',
   "log and webhook deliveries. Each tool is one GET of the API and answers the API's JSON. Lists answer one",
-  'page: pass `meta.next_cursor` as `cursor` (same filters) while `meta.has_more` is true. Personal fields are',
+  'page of 20 rows unless `limit` asks for more: pass `meta.next_cursor` as `cursor` (same filters) while',
+  '`meta.has_more` is true. To find a supplier by name or domain, use search_suppliers. Personal fields are',
   'absent unless the key has pii:read; a scope the key lacks answers an insufficient_scope error. The',
   'resources hold the OpenAPI document and the enumerated values of every field.',
 ].join(' ');
@@ -99,7 +100,23 @@ async function callTool(
   entry: AgentTool,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  const { [entry.pathParameter ?? '']: id, ...query } = args;
+  const { [entry.pathParameter ?? '']: id, ...given } = args;
+  // The agents' defaults (a smaller limit) where the agent named none; a cut's limit is the tool's own.
+  const query: Record<string, unknown> = { ...entry.defaults, ...given };
+  const cutAt = entry.cut ? (query[entry.cut.argument] ?? entry.cut.default) : undefined;
+  if (entry.cut) {
+    delete query[entry.cut.argument];
+    if (!Number.isInteger(cutAt) || (cutAt as number) < 1 || (cutAt as number) > entry.cut.maximum)
+      return {
+        isError: true,
+        content: [
+          {
+            type: 'text',
+            text: `The argument ${entry.cut.argument} must be an integer from 1 to ${entry.cut.maximum}.`,
+          },
+        ],
+      };
+  }
   // Checked here: a path without its id would name another resource (`/suppliers/{id}` literally).
   if (entry.pathParameter !== undefined && typeof id !== 'string')
     return {
@@ -122,6 +139,7 @@ async function callTool(
           },
         ],
       };
+    if (entry.cut) return cutAnswer(answer, cutAt as number, entry.cut.mostSevereFirst);
     return { content: [text(answer)] };
   } catch (error) {
     // The API's own error body, as it sent it: the agent branches on error.code like any client.
@@ -144,4 +162,42 @@ async function callTool(
       return { isError: true, content: [{ type: 'text', text: error.message }] };
     throw error;
   }
+}
+
+/**
+ * An answer the API never pages, cut to `limit` rows for an agent's context: the most severe kept (ties in the
+ * API's order), shown in the API's order; `meta.has_more` true and `meta.left_out` the count of the rest, and a
+ * note in words.
+ */
+function cutAnswer(answer: unknown, limit: number, mostSevereFirst: string[]): CallToolResult {
+  const { data, meta } = answer as { data: { severity?: string }[]; meta: Record<string, unknown> };
+  if (data.length <= limit)
+    return { content: [text({ ...(answer as object), meta: { ...meta, left_out: 0 } })] };
+  const rank = (row: { severity?: string }) => {
+    const found = mostSevereFirst.indexOf(row.severity ?? '');
+    return found < 0 ? mostSevereFirst.length : found;
+  };
+  const kept = new Set(
+    data
+      .map((row, index) => ({ row, index }))
+      .sort((a, b) => rank(a.row) - rank(b.row) || a.index - b.index)
+      .slice(0, limit)
+      .map(({ row }) => row),
+  );
+  const leftOut = data.length - limit;
+  return {
+    content: [
+      text({
+        ...(answer as object),
+        data: data.filter((row) => kept.has(row)),
+        meta: { ...meta, has_more: true, left_out: leftOut },
+      }),
+      {
+        type: 'text',
+        text:
+          `${leftOut} of ${data.length} gaps left out (the ${limit} most severe are shown). ` +
+          'Pass severity to see one severity at a time, or a larger limit.',
+      },
+    ],
+  };
 }

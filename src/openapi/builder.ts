@@ -304,6 +304,7 @@ export function describeOperations(
         description: spec.description,
         headers: headers.refs([...set.required, ...(spec.headers ?? [])], set.optional),
         ...(responseBody ? { content: responseBody } : {}),
+        ...(spec.itemFormats ? { 'x-item-formats': itemFormats(spec.itemFormats, schemas) } : {}),
       };
     }
     const path = `${rule.pathPrefix ?? ''}${openApiPath(operation.path)}`;
@@ -347,6 +348,20 @@ export function describeOperations(
     };
   }
   return { paths, tags };
+}
+
+/**
+ * A response's other forms of its items (P186): by `format` value, the item's schema (a component) and its
+ * example. OpenAPI gives one schema per media type and the forms share `application/json`, so they are named in
+ * an extension: the answer's schema stays the default form, and so do the SDK's types.
+ */
+function itemFormats(formats: Readonly<Record<string, unknown>>, schemas: SchemaRegistry) {
+  return Object.fromEntries(
+    Object.entries(formats).map(([format, schema]) => [
+      format,
+      { schema: schemas.ref(schema), example: exampleOf(plain(schema), RESPONSE_EXAMPLES) },
+    ]),
+  );
 }
 
 export const sorted = <T>(record: Record<string, T>) =>

@@ -360,15 +360,16 @@ describe('webhook endpoints', () => {
 
     await h.db.query(`update webhook_deliveries set status = 'exhausted' where endpoint_id = $1`, [id]);
     const table = await ok(['endpoints', 'deliveries', id]);
-    assert.match(table.stdout, /ATTEMPTED AT +EVENT TYPE +ATTEMPT +STATUS/);
+    assert.match(table.stdout, /^ATTEMPTED \(UTC\) +EVENT +# +STATUS +HTTP +MS +ERROR\n/);
     assert.match(table.stdout, /alert\.created +1 +exhausted/);
+    assert.match(table.stdout, /\n\n1 delivery\.\n$/);
     const one = await ok(['deliveries', 'replay', listed.json.data[0].id, '--json']);
     assert.equal(one.json.attempt, 2);
     assert.equal(one.json.event_id, listed.json.data[0].event_id);
 
     await h.db.query(`update webhook_deliveries set status = 'exhausted' where endpoint_id = $1`, [id]);
     const range = await ok(['endpoints', 'replay', id, '--from', '2000-01-01T00:00:00Z']);
-    assert.match(range.stdout, /Replaying 1 deliveries\./);
+    assert.match(range.stdout, /Replaying 1 delivery\./);
     const missing = await tprm(['endpoints', 'replay', id]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--from/);
@@ -432,7 +433,7 @@ describe('import', () => {
       input: JSON.stringify({ suppliers: [{ name: 'From stdin', domain: 'stdin.cli.example' }] }),
     });
     assert.match(human.stdout, /^COLLECTION +CREATED\nsuppliers +1\n/);
-    assert.match(human.stdout, /Imported 1 records/);
+    assert.match(human.stdout, /Imported 1 record into/);
 
     const names = (await h.api('GET', '/suppliers?limit=100', { key: ws.key })).json.data.map(
       (s: { name: string }) => s.name,

@@ -35,9 +35,11 @@ const BIN = `${ROOT}bin/tprm.js`;
 const INSPECTOR = `${ROOT}node_modules/@modelcontextprotocol/inspector-cli/build/cli.js`;
 
 /** The tools the route table calls for: one per public GET operation. */
-const EXPECTED_TOOLS = publicOperations
+const GET_TOOLS = publicOperations
   .filter((route) => route.method === 'GET')
   .map((route) => toolName(route.id));
+/** And the search tool (P164). */
+const EXPECTED_TOOLS = [...GET_TOOLS, 'search_suppliers'];
 
 const personal = (resource: { fields: Record<string, { pii?: boolean }> }) =>
   Object.entries(resource.fields).flatMap(([name, spec]) => (spec.pii ? [name] : []));
@@ -166,7 +168,7 @@ describe('tprm mcp', () => {
         ).flatMap((operations) =>
           operations.get?.['x-required-scope'] ? [toolName(operations.get.operationId)] : [],
         );
-        assert.deepEqual(keyedGets, EXPECTED_TOOLS);
+        assert.deepEqual(keyedGets, GET_TOOLS);
         for (const tool of tools) {
           assert.equal(tool.annotations?.readOnlyHint, true, `${tool.name} is read-only`);
           assert.ok(/needs the [a-z-]+:read scope/.test(tool.description ?? ''), tool.name);
@@ -188,7 +190,11 @@ describe('tprm mcp', () => {
           assert.deepEqual(json(result), api.json, name);
           return json(result);
         };
-        const active = await sameAsApi('list_suppliers', { status: 'active' }, '/suppliers?status=active');
+        const active = await sameAsApi(
+          'list_suppliers',
+          { status: 'active' },
+          '/suppliers?status=active&limit=20',
+        );
         assert.ok(active.data.length > 0);
         assert.ok(active.data.every((supplier: { status: string }) => supplier.status === 'active'));
         const first = await sameAsApi('list_suppliers', { limit: 2 }, '/suppliers?limit=2');
@@ -213,11 +219,11 @@ describe('tprm mcp', () => {
         const items = await sameAsApi(
           'list_action_plan_items',
           { id: plan.id, overdue: false },
-          `/action-plans/${plan.id}/items?overdue=false`,
+          `/action-plans/${plan.id}/items?overdue=false&limit=20`,
         );
         assert.ok(items.data.length > 0);
         await sameAsApi('get_risk_matrix', { scope: 'cyber' }, '/risk-matrix?scope=cyber');
-        await sameAsApi('list_alerts', { unresolved: true }, '/alerts?unresolved=true');
+        await sameAsApi('list_alerts', { unresolved: true }, '/alerts?unresolved=true&limit=20');
 
         // A filter value the API refuses: its 400, in the tool result.
         const refused = await client.callTool({
@@ -226,6 +232,75 @@ describe('tprm mcp', () => {
         });
         assert.equal(refused.isError, true);
         assert.equal(json(refused).error.code, 'invalid_request');
+      });
+
+      test('agents get 20 rows by default; search_suppliers finds by name or domain prefix (P164)', async () => {
+        const tools = (await client.listTools()).tools;
+        for (const tool of tools) {
+          const limit = (tool.inputSchema.properties as Record<string, { default?: number }>).limit;
+          if (limit) assert.equal(limit.default, 20, tool.name);
+        }
+        const search = tools.find((tool) => tool.name === 'search_suppliers');
+        assert.deepEqual(search?.inputSchema.required, ['q']);
+        const all = json(await client.callTool({ name: 'list_suppliers', arguments: { limit: 200 } }));
+        const target = all.data[all.data.length - 1];
+        const prefix = target.name.slice(0, 4);
+        const found = json(
+          await client.callTool({ name: 'search_suppliers', arguments: { q: prefix.toUpperCase() } }),
+        );
+        const api = await h.api('GET', `/suppliers?q=${encodeURIComponent(prefix)}&limit=20`, {
+          key: ws.key,
+        });
+        assert.deepEqual(found, api.json);
+        assert.ok(found.data.some((row: { id: string }) => row.id === target.id));
+        const missing = await client.callTool({ name: 'search_suppliers', arguments: { q: '' } });
+        assert.equal(missing.isError, true);
+        assert.equal(json(missing).error.code, 'invalid_request');
+      });
+
+      test('list_assessment_gaps stays bounded: the most severe kept, a note of how many left out (P164)', async () => {
+        const assessments = json(
+          await client.callTool({ name: 'list_assessments', arguments: { limit: 200 } }),
+        ).data as { id: string }[];
+        let most = { id: '', count: 0 };
+        for (const assessment of assessments) {
+          const count = (await h.api('GET', `/assessments/${assessment.id}/gaps`, { key: ws.key })).json.data
+            .length;
+          if (count > most.count) most = { id: assessment.id, count };
+        }
+        assert.ok(most.count >= 3, `an assessment with gaps (${most.count})`);
+        const everything = (await h.api('GET', `/assessments/${most.id}/gaps`, { key: ws.key })).json;
+        const limit = most.count - 1;
+        const result = await client.callTool({
+          name: 'list_assessment_gaps',
+          arguments: { id: most.id, limit },
+        });
+        assert.notEqual(result.isError, true, JSON.stringify(result));
+        const cut = json(result);
+        assert.equal(cut.data.length, limit);
+        assert.equal(cut.meta.has_more, true);
+        assert.equal(cut.meta.left_out, 1);
+        const rank = { high: 0, medium: 1, low: 2 } as Record<string, number>;
+        const dropped = everything.data.find(
+          (gap: { id: string }) => !cut.data.some((kept: { id: string }) => kept.id === gap.id),
+        );
+        for (const kept of cut.data) assert.ok((rank[kept.severity] ?? 3) <= (rank[dropped.severity] ?? 3));
+        // In the API's order, each row as the API gives it.
+        assert.deepEqual(
+          cut.data,
+          everything.data.filter((gap: { id: string }) => gap.id !== dropped.id),
+        );
+        assert.match(JSON.stringify(result.content), /1 of \d+ gaps left out/);
+        const whole = json(
+          await client.callTool({ name: 'list_assessment_gaps', arguments: { id: most.id, limit: 500 } }),
+        );
+        assert.deepEqual(whole.data, everything.data);
+        assert.equal(whole.meta.left_out, 0);
+        const bad = await client.callTool({
+          name: 'list_assessment_gaps',
+          arguments: { id: most.id, limit: 0 },
+        });
+        assert.equal(bad.isError, true);
       });
 
       test('the report PDF tool gives the signed download link, which serves the PDF', async () => {

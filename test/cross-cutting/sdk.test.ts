@@ -193,11 +193,13 @@ describe('the SDK against the service', () => {
     assert.ok(item);
     const updated = await client.actionPlanItems.update(item.id, { status: 'in_progress', note: 'via SDK' });
     assert.equal(updated.status, 'in_progress');
+    assert.deepEqual(await client.actionPlanItems.get(item.id), updated);
 
     const alerts = await client.alerts.list({ scope: 'org' }).toArray();
     assert.ok(
       alerts.length > 0 && alerts.every((alert) => alert.scope === 'org' && alert.supplier_id === null),
     );
+    assert.deepEqual(await client.alerts.get(alerts[0]?.id ?? ''), alerts[0]);
 
     // Each call named an operation of the document; together they name all of /v1, and the PDF's /files.
     const document = JSON.parse(apiDocumentText()) as {
@@ -917,6 +919,20 @@ describe('the built package', () => {
     assert.equal(typeof esm.createClient, 'function');
     assert.deepEqual(manifest.exports['.'].import.default, './dist/esm/index.js');
     assert.deepEqual(manifest.exports['.'].require.default, './dist/cjs/index.js');
+    // The Web Crypto webhook entry point (P163), through the exports map, in both flavours.
+    writeFileSync(
+      join(consumer, 'web.mjs'),
+      "import * as w from '@tprm/client/webhooks'; console.log(typeof w.constructEventAsync);",
+    );
+    writeFileSync(
+      join(consumer, 'web.cjs'),
+      "const w = require('@tprm/client/webhooks'); console.log(typeof w.constructEventAsync);",
+    );
+    for (const file of ['web.mjs', 'web.cjs'])
+      assert.equal(
+        execFileSync(process.execPath, [join(consumer, file)], { encoding: 'utf8' }).trim(),
+        'function',
+      );
   });
 });
 

@@ -126,6 +126,11 @@ function asSeenByA(tenant: Tenant, res: Response): string {
   const blank = (value: unknown, key?: string): unknown => {
     if (key === 'next_cursor' || key === 'request_id') return '-';
     if (CHAIN_HASH_FIELDS.has(key as string) && typeof value === 'string') return 'HASH';
+    // The OCSF form (P188): `time` is an instant in milliseconds, the chain's hashes are tags.
+    if (key === 'time' && typeof value === 'number' && value >= Date.parse(startedAt)) return 'NOW';
+    const tag = value as { name?: unknown; value?: unknown } | null;
+    if (key === undefined && CHAIN_HASH_FIELDS.has(tag?.name as string) && typeof tag?.value === 'string')
+      return { ...tag, value: 'HASH' };
     if (typeof value === 'string') {
       if (/^[0-9a-f-]{36}$/.test(value) && !known.has(value)) return 'GENERATED';
       if (/^\d{4}-\d\d-\d\dT/.test(value) && value >= startedAt) return 'NOW';

@@ -554,6 +554,46 @@ describe('PATCH /action-plan-items/{id}', () => {
   });
 });
 
+describe('GET /action-plan-items/{id} (P159)', () => {
+  test('one item, the same JSON as its row in the items of its plan', async () => {
+    const listed = new Map(
+      (await get(`/action-plans/${planA}/items?limit=200`)).json.data.map((row: { id: string }) => [
+        row.id,
+        row,
+      ]),
+    );
+    for (const id of [item.pendingPast, item.progressPast, item.noDueDate]) {
+      const res = await get(`/action-plan-items/${id}`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.json, listed.get(id));
+    }
+  });
+
+  test('fetched by the id its status_changed event carries: the new status and history', async () => {
+    const { itemId } = await freshItem();
+    const changed = await patch(itemId, { status: 'in_progress', note: 'started' });
+    assert.equal(changed.status, 200);
+    const [event] = await statusEvents(itemId);
+    assert.ok(event, 'the status_changed event');
+    const id = (event.data as { action_plan_item_id: string }).action_plan_item_id;
+    const res = await get(`/action-plan-items/${id}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json, changed.json);
+    assert.equal(res.json.status, 'in_progress');
+    assert.equal(res.json.history.at(-1).note, 'started');
+  });
+
+  test('another workspace, an unknown id or not a uuid: 404; needs action-plans:read', async () => {
+    assertError(await get(`/action-plan-items/${item.pendingPast}`, other.key), 404, 'resource_not_found');
+    assertError(await get(`/action-plan-items/${randomUUID()}`), 404, 'resource_not_found');
+    assertError(await get('/action-plan-items/nope'), 404, 'resource_not_found');
+    const key = await h.key(ws.id, ws.userId, ['alerts:read']);
+    const res = await get(`/action-plan-items/${item.pendingPast}`, key.secret);
+    assertError(res, 403, 'insufficient_scope');
+    assert.equal(res.json.error.details.required_scope, 'action-plans:read');
+  });
+});
+
 describe('POST /admin/action-plan-items/{id}/status', () => {
   const adminStatus = (id: string, body: unknown) =>
     h.admin('POST', `/admin/action-plan-items/${id}/status`, body);

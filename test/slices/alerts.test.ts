@@ -155,6 +155,46 @@ describe('GET /alerts', () => {
   });
 });
 
+describe('GET /alerts/{id} (P159)', () => {
+  test('one alert of either scope, the same JSON as its row in the list', async () => {
+    const listed = new Map(
+      (await get('/alerts?limit=200')).json.data.map((row: { id: string }) => [row.id, row]),
+    );
+    for (const id of [A.s1, A.o3]) {
+      const res = await get(`/alerts/${id}`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.json, listed.get(id));
+    }
+    assert.equal((await get(`/alerts/${A.o3}`)).json.supplier_id, null);
+    assert.equal((await get(`/alerts/${A.s1}`)).json.supplier_id, supplier);
+  });
+
+  test('an alert raised by the service is fetched by the id its alert.created event carries', async () => {
+    const raised = await h.admin('POST', `/admin/workspaces/${ws.id}/alerts`, {
+      scope: 'org',
+      severity: 'medium',
+      title: 'Fetched by id',
+      body: 'From the event.',
+    });
+    assert.equal(raised.status, 201);
+    const [event] = await alertEvents(raised.json.id);
+    assert.ok(event, 'the alert.created event');
+    const res = await get(`/alerts/${(event.data as { alert_id: string }).alert_id}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json, raised.json);
+  });
+
+  test('another workspace, an unknown id or not a uuid: 404; needs alerts:read', async () => {
+    assertError(await get(`/alerts/${A.s1}`, other.key), 404, 'resource_not_found');
+    assertError(await get(`/alerts/${randomUUID()}`), 404, 'resource_not_found');
+    assertError(await get('/alerts/not-a-uuid'), 404, 'resource_not_found');
+    const key = await h.key(ws.id, ws.userId, ['action-plans:read']);
+    const res = await get(`/alerts/${A.s1}`, key.secret);
+    assertError(res, 403, 'insufficient_scope');
+    assert.equal(res.json.error.details.required_scope, 'alerts:read');
+  });
+});
+
 describe('GET /insights', () => {
   test('newest first, cursor-paged', async () => {
     const all = await get('/insights');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Finished, finished } from './child.js';
-import { useHarness } from './harness.js';
+import { type UseHarnessOptions, useHarness } from './harness.js';
 
 // Compiled to dist/test/support/cli.js; the launcher lives in bin/ at the project root.
 const BIN = fileURLToPath(new URL('../../../bin/tprm.js', import.meta.url));
@@ -62,12 +62,13 @@ export function tprmRunner(target: () => { adminUrl: string; adminToken: string;
 
 /**
  * A harness whose management API listens on loopback, and `tprm`/`ok` against it, run in an empty working
- * directory (`dir()`, known once the file's `before` ran) so that no stray .env is read.
+ * directory (`dir()`, known once the file's `before` ran) so that no stray .env is read. `options` are the
+ * harness's (its settings, say).
  */
-export function useCliHarness() {
+export function useCliHarness(options: UseHarnessOptions<[]> = {}) {
   let adminUrl = '';
   let cwd = '';
-  const { h } = useHarness({}, async () => {
+  const { h } = useHarness(options, async () => {
     await h.adminApp.listen({ port: 0, host: '127.0.0.1' });
     adminUrl = `http://127.0.0.1:${(h.adminApp.server.address() as AddressInfo).port}`;
     cwd = await mkdtemp(join(tmpdir(), 'tprm-cli-'));

@@ -30,6 +30,8 @@ interface ResponseObject {
   description: string;
   headers?: Record<string, HeaderObject | { $ref: string }>;
   content?: Record<string, { schema?: Json }>;
+  /** Other forms of a collection's items, by `format` (P186). */
+  'x-item-formats'?: Record<string, { schema: Json }>;
 }
 interface Operation {
   name: string;
@@ -193,6 +195,17 @@ export class Contract {
       fail('the body is not JSON');
     }
     const validate = this.compile(`${pointer}/content/${escapePointer(type)}/schema`);
+    // Another form of a collection's items (P186): the envelope as declared, each item by the form's schema.
+    const format = new URLSearchParams(url.split('?')[1] ?? '').get('format');
+    const itemFormats = spec['x-item-formats'];
+    if (format && itemFormats && Object.hasOwn(itemFormats, format)) {
+      const { data, ...envelope } = body as { data: unknown[] };
+      if (!validate({ ...envelope, data: [] })) fail(`body ${explain(validate.errors)}`);
+      const validateItem = this.compile(`${pointer}/x-item-formats/${escapePointer(format)}/schema`);
+      for (const [index, item] of data.entries())
+        if (!validateItem(item)) fail(`data[${index}] (format=${format}) ${explain(validateItem.errors)}`);
+      return;
+    }
     if (!validate(body)) fail(`body ${explain(validate.errors)}`);
   }
 

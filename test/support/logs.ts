@@ -53,6 +53,10 @@ const SECRET_FIELDS = new Set(['secret', 'signing_secret', 'token', 'admin_token
 const PERSONAL_FIELDS = new Set(['email', 'contacts', 'onboarding_data', 'owner_name', 'evidence']);
 // Shorter values could match unrelated log text by chance ("yes", "2024").
 const MIN_LENGTH = 8;
+// A lone lowercase word inside a personal field is the API's vocabulary (an enumeration value such as an
+// asset's exposure "internal" in the seed's onboarding data), and matches unrelated text such as a stack
+// frame's "node:internal/…"; the personal values the tests write are names, addresses and sentences.
+const VOCABULARY = /^[a-z][a-z_]*$/;
 
 const recorded = new Set<string>();
 
@@ -79,7 +83,7 @@ export function recordSensitive(value: unknown): void {
   const found: string[] = [];
   if (typeof value === 'string') found.push(value);
   else collect(value, found);
-  const fresh = found.filter((s) => s.length >= MIN_LENGTH && !recorded.has(s));
+  const fresh = found.filter((s) => s.length >= MIN_LENGTH && !VOCABULARY.test(s) && !recorded.has(s));
   if (fresh.length === 0) return;
   for (const s of fresh) recorded.add(s);
   mkdirSync(LOG_DIR, { recursive: true });

@@ -597,11 +597,13 @@ export const ROUTE_COVERAGE: Record<string, RouteCoverage> = {
   'GET /risk-acceptances': {},
   'GET /action-plans': {},
   'GET /action-plans/:id/items': { pathIds: 'action_plans' },
+  'GET /action-plan-items/:id': { pathIds: 'action_plan_items' },
   'PATCH /action-plan-items/:id': {
     pathIds: 'action_plan_items',
     body: (t) => ({ status: 'completed', note: t.text('done') }),
   },
   'GET /alerts': {},
+  'GET /alerts/:id': { pathIds: 'alerts' },
   'GET /insights': {},
   'GET /audit-logs': {},
   'GET /webhook-endpoints': {},

@@ -152,9 +152,15 @@ async function answersOf(engine: 'pglite' | 'postgres'): Promise<Answers> {
       ids.clear();
       for (const route of gets.filter((r) => !r.path.includes(':')))
         await fetchAll(route.id, route.path, Boolean(route.query?.properties.limit));
+      // An action plan item has no list of its own: its ids are those of every plan's items (read before).
+      const idsOf = (parent: string) =>
+        ids.get(parent) ??
+        (parent === '/action-plan-items'
+          ? [...ids].flatMap(([path, found]) => (/^\/action-plans\/[^/]+\/items$/.test(path) ? found : []))
+          : []);
       for (const route of gets.filter((r) => r.path.includes(':'))) {
         const parent = route.path.slice(0, route.path.indexOf('/:'));
-        for (const id of ids.get(parent) ?? [])
+        for (const id of idsOf(parent))
           await fetchAll(route.id, route.path.replace(':id', id), Boolean(route.query?.properties.limit));
       }
     }

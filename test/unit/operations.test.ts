@@ -6,11 +6,15 @@ import { describe, test } from 'node:test';
 import Fastify from 'fastify';
 import { listOperation } from '../../src/contract/list.js';
 import { handleList, NEWEST_FIRST } from '../../src/http/list.js';
-import { type PublicServices, registerRoutes } from '../../src/http/route.js';
+import { type PublicServices, pipelineSteps, registerRoutes } from '../../src/http/route.js';
 import { listSuppliers } from '../../src/resources/suppliers/operations.js';
 import { Supplier } from '../../src/resources/suppliers/schema.js';
 
-const SUPPLIER_SQL = { tag: 't.tags @> array[?::text]', updated_since: 't.updated_at >= ?::timestamptz' };
+const SUPPLIER_SQL = {
+  q: 'lower(t.name) like ?',
+  tag: 't.tags @> array[?::text]',
+  updated_since: 't.updated_at >= ?::timestamptz',
+};
 
 describe('binding operations', () => {
   test("a list's handler gives the SQL of exactly the filters its contract declares", () => {
@@ -19,7 +23,7 @@ describe('binding operations', () => {
     // The casts stand for a contract and a handler module that disagree (a type error when written directly).
     assert.throws(
       () => handleList(listSuppliers, { order: NEWEST_FIRST, where: missing as typeof SUPPLIER_SQL }),
-      /listSuppliers: the SQL of filters \[updated_since\] does not match the contract's \[tag,updated_since\]/,
+      /listSuppliers: the SQL of filters \[q,updated_since\] does not match the contract's \[q,tag,updated_since\]/,
     );
     assert.throws(
       () =>
@@ -59,5 +63,30 @@ describe('binding operations', () => {
       /bound twice or not served: \[listSuppliers\]/,
     );
     assert.throws(() => registerRoutes(Fastify(), services, [route], []), /not served: \[listSuppliers\]/);
+  });
+
+  // One pipeline for every operation: each auth lists its steps in the order they run, each step written once.
+  test("each auth's checks run in the documented order (decision 1 for an API key, P114 and P158 for the operator)", () => {
+    assert.deepEqual(pipelineSteps('apiKey'), [
+      'keyAuthentication',
+      'singleValuedHeaders',
+      'queryParameters',
+      'noBodyOnRead',
+      'objectBody',
+      'idempotencyKey',
+      'bodyFields',
+      'pathIds',
+    ]);
+    assert.deepEqual(pipelineSteps('none'), ['addressLimit', 'openParameters']);
+    assert.deepEqual(pipelineSteps('operator'), [
+      'operatorToken',
+      'singleValuedHeaders',
+      'pathIds',
+      'pathWorkspace',
+      'queryParameters',
+      'noBody',
+      'bodyFields',
+      'operatorBudget',
+    ]);
   });
 });

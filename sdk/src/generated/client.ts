@@ -129,6 +129,8 @@ export const namespaces = (m: MethodKinds) => ({
     items: m.readOf('/action-plans/{id}/items'),
   },
   actionPlanItems: {
+    /** Get one action plan item, with its history (`GET /action-plan-items/{id}`). */
+    get: m.retrieve('/action-plan-items/{id}'),
     /** Change the status of an action plan item (`PATCH /action-plan-items/{id}`). */
     update: m.patch('/action-plan-items/{id}'),
   },
@@ -137,6 +139,8 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/alerts'),
     /** List alerts, newest first (not cursor-paged) (`GET /alerts`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/alerts'),
+    /** Get one alert (`GET /alerts/{id}`). */
+    get: m.retrieve('/alerts/{id}'),
   },
   insights: {
     /** List insights, newest first (`GET /insights`): every item, page after page. */

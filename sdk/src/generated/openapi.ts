@@ -467,7 +467,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get one action plan item, with its history
+         * @description Needs the `action-plans:read` scope.
+         */
+        get: operations["getActionPlanItem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -496,6 +500,26 @@ export interface paths {
          *     Needs the `alerts:read` scope.
          */
         get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one alert
+         * @description Needs the `alerts:read` scope.
+         */
+        get: operations["getAlert"];
         put?: never;
         post?: never;
         delete?: never;
@@ -533,7 +557,7 @@ export interface paths {
         };
         /**
          * Read the audit trail, oldest first (a resumable feed)
-         * @description Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also when `has_more` is false: store it and pass it later to receive only newer entries. An empty page returns the cursor that was sent (null when none was sent).
+         * @description Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also when `has_more` is false: store it and pass it later to receive only newer entries. An empty page returns the cursor that was sent (null when none was sent). `format=ocsf` gives each entry as an OCSF 1.8.0 event (API Activity or Entity Management, docs/ocsf.md), with the same envelope and cursors.
          *
          *     Needs the `audit:read` scope.
          */
@@ -831,6 +855,23 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "in_progress" | "completed" | "overdue" | "not_applicable" | "rejected";
             };
+        };
+        /** Alert */
+        Alert: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            scope: "supplier" | "org";
+            supplier_id: string | null;
+            /** @enum {string} */
+            severity: "critical" | "high" | "medium" | "low";
+            title: string;
+            body: string;
+            resolved_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /**
          * AlertCreatedEvent
@@ -1156,6 +1197,131 @@ export interface components {
              */
             status: "pending" | "in_progress" | "completed" | "not_applicable" | "rejected";
             note?: string | null;
+        };
+        /**
+         * OcsfEvent
+         * @description An OCSF 1.8.0 event (https://schema.ocsf.io/1.8.0): the form of an item with `format=ocsf`. Each item is one class of the schema, with its own attributes besides these (docs/ocsf.md has the mapping table).
+         * @example {
+         *       "class_uid": 6003,
+         *       "class_name": "API Activity",
+         *       "category_uid": 6,
+         *       "category_name": "Application Activity",
+         *       "activity_id": 1,
+         *       "activity_name": "Create",
+         *       "type_uid": 600301,
+         *       "type_name": "API Activity: Create",
+         *       "time": 1767225600123,
+         *       "severity_id": 1,
+         *       "severity": "Informational",
+         *       "status_id": 1,
+         *       "status": "Success",
+         *       "message": "supplier.created",
+         *       "metadata": {
+         *         "product": {
+         *           "name": "tprm-api",
+         *           "vendor_name": "tprm-api",
+         *           "version": "1.0.0"
+         *         },
+         *         "version": "1.8.0",
+         *         "uid": "0b5d3f0e-4c61-4a35-9a61-3f2b2a1c9d10",
+         *         "tenant_uid": "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f",
+         *         "log_name": "audit_logs",
+         *         "correlation_uid": "req_01J9Z6X4T2",
+         *         "tags": [
+         *           {
+         *             "name": "hash",
+         *             "value": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+         *           },
+         *           {
+         *             "name": "previous_hash",
+         *             "value": "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"
+         *           }
+         *         ]
+         *       },
+         *       "actor": {
+         *         "user": {
+         *           "uid": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+         *           "type_id": 1,
+         *           "type": "User",
+         *           "credential_uid": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+         *         }
+         *       },
+         *       "api": {
+         *         "operation": "supplier.created",
+         *         "service": {
+         *           "name": "tprm-api"
+         *         },
+         *         "request": {
+         *           "uid": "req_01J9Z6X4T2"
+         *         }
+         *       },
+         *       "src_endpoint": {
+         *         "name": "public-api"
+         *       },
+         *       "resources": [
+         *         {
+         *           "uid": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *           "type": "supplier"
+         *         }
+         *       ],
+         *       "unmapped": {
+         *         "occurred_at": "2026-01-01T00:00:00.123456Z",
+         *         "actor_type": "user",
+         *         "created_at": "2026-01-01T00:00:00.120001Z",
+         *         "metadata": {
+         *           "api_key_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+         *         }
+         *       }
+         *     }
+         */
+        OcsfEvent: {
+            /** @description The OCSF class: 6003 API Activity, 3004 Entity Management, 2004 Detection Finding (docs/ocsf.md). */
+            class_uid: number;
+            class_name: string;
+            /** @description The class's category: 6 Application Activity, 3 IAM, 2 Findings. */
+            category_uid: number;
+            category_name: string;
+            /** @description The activity within the class (1 Create, 3 Update, …; 99 Other). */
+            activity_id: number;
+            activity_name: string;
+            /** @description `class_uid * 100 + activity_id`. */
+            type_uid: number;
+            type_name: string;
+            /** @description When it happened, in milliseconds since the epoch (the exact instant is under `unmapped`). */
+            time: number;
+            /** @description 1 Informational for audit entries; an alert's own severity for its event. */
+            severity_id: number;
+            severity: string;
+            /** @description 1 Success: every item records a change that was committed. */
+            status_id?: number;
+            status?: string;
+            message: string;
+            metadata: {
+                product: {
+                    name: string;
+                    vendor_name: string;
+                    version: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @enum {string} */
+                version: "1.8.0";
+                /** @description The audit entry's or the event's id. */
+                uid: string;
+                /** @description The workspace. */
+                tenant_uid: string;
+            } & {
+                [key: string]: unknown;
+            };
+            actor?: {
+                [key: string]: unknown;
+            };
+            /** @description What no OCSF attribute carries, under the names of the native form. */
+            unmapped: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         /** OrgAlert */
         OrgAlert: {
@@ -1756,6 +1922,8 @@ export interface operations {
                 criticality?: "low" | "medium" | "high" | "critical";
                 risk_group?: "G1" | "G2" | "G3";
                 vendor_profile?: "P0" | "P1" | "P2" | "P3";
+                /** @description Suppliers whose name or domain starts with this text, ignoring case (`acme` finds "Acme Corp" and "acme.example"; `%` and `_` are plain characters). 1 to 200 characters, not only spaces. */
+                q?: string;
                 /** @description Suppliers carrying this tag. */
                 tag?: string;
                 updated_since?: string;
@@ -4071,6 +4239,68 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    getActionPlanItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action plan item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "e80b0377-2ce9-4513-8708-a51ff2dfeadb",
+                     *       "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *       "title": "Remediate NIST-PR.DS-2",
+                     *       "description": "Close the gap on \"Data-in-transit is protected\" and upload evidence.",
+                     *       "status": "pending",
+                     *       "due_date": "2025-07-15",
+                     *       "completed_at": null,
+                     *       "control_code": "NIST-PR.DS-2",
+                     *       "control_title": "Data-in-transit is protected",
+                     *       "history": [],
+                     *       "created_at": "2025-04-15T15:33:12.000000Z",
+                     *       "updated_at": "2025-04-15T15:33:12.000000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ActionPlanItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The workspace is not on the Enterprise plan, or the key lacks the action-plans:read scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     updateActionPlanItemStatus: {
         parameters: {
             query?: never;
@@ -4292,6 +4522,65 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    getAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "65eed80d-c0f3-460f-bc49-1dff31aa2372",
+                     *       "scope": "supplier",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "severity": "critical",
+                     *       "title": "Tandem Payroll Inc.: Data breach reported in the press",
+                     *       "body": "Data breach reported in the press for tandem-payroll.com. Review the supplier record and update the assessment if needed.",
+                     *       "resolved_at": null,
+                     *       "created_at": "2025-05-25T04:36:26.000000Z",
+                     *       "updated_at": "2025-05-25T04:36:26.000000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The workspace is not on the Enterprise plan, or the key lacks the alerts:read scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     listInsights: {
         parameters: {
             query?: {
@@ -4391,6 +4680,8 @@ export interface operations {
                 /** @description Exact event type, e.g. supplier.created. */
                 action?: string;
                 actor_id?: string;
+                /** @description The form of each item of `data`: `native` (default), the API's own; `ocsf`, an OCSF 1.8.0 event (schema `OcsfEvent`, docs/ocsf.md). The envelope, the order, the filters and the cursor are the same in both, and a cursor of one form continues in the other. */
+                format?: "native" | "ocsf";
             };
             header?: never;
             path?: never;
@@ -4398,7 +4689,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
+            /** @description A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event (`x-item-formats`, schema `OcsfEvent`). With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

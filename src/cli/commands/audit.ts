@@ -16,6 +16,7 @@ export function auditCommands(program: Command): void {
   program
     .command('audit')
     .description('the audit trail')
+    .addHelpText('after', examples(['tprm audit verify 4f6c…', 'tprm audit verify 4f6c… --json']))
     .command('verify <workspace-id>')
     .description(
       "verify a workspace's audit hash chain in feed order; exit 1 at the first broken link (GET /admin/workspaces/{id}/audit-chain)",

@@ -5,7 +5,7 @@ import type { ImportDocument } from '../../seed/index.js';
 import { act, type Io } from '../command.js';
 import { CliError } from '../errors.js';
 import { examples, integer } from '../options.js';
-import { print, table } from '../output.js';
+import { count, print, table } from '../output.js';
 import type { SeedOptions } from '../seed.js';
 
 export function dataCommands(program: Command): void {
@@ -49,8 +49,8 @@ async function importFile(io: Io, workspaceId: string, file: string): Promise<vo
   const result = await io.admin.importData({ params: { id: workspaceId }, body: document });
   print(io, result, () => {
     const rows = Object.entries(result.created).map(([collection, created]) => ({ collection, created }));
-    const count = rows.reduce((sum, row) => sum + row.created, 0);
-    return `${table(rows, ['collection', 'created'])}\n\nImported ${count} records into workspace ${workspaceId}.`;
+    const total = rows.reduce((sum, row) => sum + row.created, 0);
+    return `${table(rows, ['collection', 'created'])}\n\nImported ${count(total, 'record')} into workspace ${workspaceId}.`;
   });
 }
 

@@ -30,6 +30,13 @@ export function lifecycleCommands(program: Command): void {
   program
     .command('assessments')
     .description('assessment lifecycle')
+    .addHelpText(
+      'after',
+      examples([
+        'tprm assessments set-status 5e8a… --status in_progress',
+        'tprm assessments set-status 5e8a… --status completed --decision approved',
+      ]),
+    )
     .command('set-status <assessment-id>')
     .description(
       'set an assessment status; entering completed emits assessment.completed once (POST /admin/assessments/{id}/status)',
@@ -50,6 +57,7 @@ export function lifecycleCommands(program: Command): void {
   program
     .command('reports')
     .description('report lifecycle')
+    .addHelpText('after', examples(['tprm reports render 2b7d…', 'tprm reports render 2b7d… --json']))
     .command('render <report-id>')
     .description("render a report's PDF, store it and emit report.ready (POST /admin/reports/{id}/render)")
     .addHelpText('after', examples(['tprm reports render 2b7d…']))
@@ -67,6 +75,12 @@ function alertCommand(program: Command): void {
   program
     .command('alerts')
     .description('alerts raised by the service')
+    .addHelpText(
+      'after',
+      examples([
+        'tprm alerts create 4f6c… --scope org --severity low --title "Scanner offline" --body "No scan for 3 days"',
+      ]),
+    )
     .command('create <workspace-id>')
     .description('raise an alert; emits alert.created (POST /admin/workspaces/{id}/alerts)')
     .requiredOption('--scope <scope>', 'supplier or org')
@@ -100,6 +114,7 @@ function reviewCommands(program: Command): void {
   program
     .command('assets')
     .description('asset review')
+    .addHelpText('after', examples(['tprm assets confirm 3c9f…']))
     .command('confirm <asset-id>')
     .description('mark an asset as reviewed by a person (POST /admin/assets/{id}/confirm)')
     .addHelpText('after', examples(['tprm assets confirm 3c9f…']))
@@ -113,6 +128,10 @@ function reviewCommands(program: Command): void {
     .command('items')
     .alias('action-plan-items')
     .description('action-plan items')
+    .addHelpText(
+      'after',
+      examples(['tprm items set-status 6a4b… --status completed --user-id 9a1b… --note "Patched"']),
+    )
     .command('set-status <item-id>')
     .description(
       'change an item status as a user; emits action_plan_item.status_changed (POST /admin/action-plan-items/{id}/status)',

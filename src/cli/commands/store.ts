@@ -4,7 +4,7 @@ import type { CopyReport } from '../../storage/copy.js';
 import { act, type Io } from '../command.js';
 import { CliError } from '../errors.js';
 import { examples } from '../options.js';
-import { print, table } from '../output.js';
+import { count, print, table } from '../output.js';
 import { type Progress, progress } from '../progress.js';
 
 interface CopyOptions {
@@ -16,6 +16,10 @@ export function storeCommands(program: Command): void {
   program
     .command('store')
     .description('the database itself, offline (not over HTTP)')
+    .addHelpText(
+      'after',
+      examples(['tprm store copy --from ./data --to postgres://tprm:secret@db.internal:5432/tprm']),
+    )
     .command('copy')
     .description('copy everything from the embedded store of a DATA_DIR into an empty PostgreSQL database')
     .option('--from <dir>', 'DATA_DIR of the embedded store (default: $DATA_DIR or ./data)')
@@ -72,10 +76,10 @@ async function copyStore(io: Io, opts: CopyOptions): Promise<void> {
       const result = { from: source.target, to: target.target, ...report, verified: true };
       print(io, result, () => {
         const rows = report.tables.map((check) => ({ ...check, verified: 'ok' }));
-        const count = rows.reduce((sum, row) => sum + row.rows, 0);
+        const copied = rows.reduce((sum, row) => sum + row.rows, 0);
         return (
           `${table(rows, ['table', 'rows', 'checksum', 'verified'])}\n\n` +
-          `Copied ${count} rows in ${rows.length} tables from ${source.target} to ${target.target}, ` +
+          `Copied ${count(copied, 'row')} in ${count(rows.length, 'table')} from ${source.target} to ${target.target}, ` +
           'each table verified by row count and checksum.\nNow start the server with DATABASE_URL set to the target.'
         );
       });

@@ -1,9 +1,11 @@
 // Webhook endpoints and their delivery attempts.
 import { type Command, Option } from 'commander';
 import { type EventType, EventTypes } from '../../contract/events.js';
-import { act } from '../command.js';
-import { examples, list, pick, requireChanges } from '../options.js';
-import { print, printWithSecret, record, table } from '../output.js';
+import { type DeliveryStatus, DeliveryStatuses } from '../../schema/fields.js';
+import { act, type Io } from '../command.js';
+import { CliError } from '../errors.js';
+import { examples, integer, list, pick, requireChanges, since } from '../options.js';
+import { type Column, count, print, printWithSecret, record, table } from '../output.js';
 
 const eventsHelp = `comma-separated events, or "all": ${EventTypes.join(', ')}`;
 
@@ -11,7 +13,17 @@ export function webhookCommands(program: Command): void {
   const endpoints = program
     .command('endpoints')
     .alias('webhook-endpoints')
-    .description('webhook endpoints that receive signed events');
+    .description('webhook endpoints that receive signed events')
+    .addHelpText(
+      'after',
+      examples([
+        'tprm endpoints create 4f6c… --url https://hooks.acme.example/tprm --events all',
+        'tprm endpoints test 1d3f… --event alert.created --wait',
+        'tprm endpoints deliveries 1d3f… --status failed --since 24h',
+        'tprm endpoints replay 1d3f… --from 2026-11-20T02:00:00Z',
+        'tprm endpoints rotate-secret 1d3f… --overlap 48h',
+      ]),
+    );
   registerCommands(endpoints);
   changeCommands(endpoints);
   deliveryCommands(program, endpoints);
@@ -142,28 +154,114 @@ ${examples(['tprm endpoints rotate-secret 1d3f…', 'tprm endpoints rotate-secre
     );
 }
 
+interface DeliveriesOptions {
+  status?: DeliveryStatus;
+  event?: EventType;
+  since?: string;
+  limit?: number;
+  cursor?: string;
+  all?: boolean;
+  wide?: boolean;
+}
+
+/** An attempt as the management API lists it (the fields the tables show). */
+interface Attempt {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  status: string;
+  test: boolean;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  attempted_at: string;
+}
+
+/** The widest a default table of attempts is (P168). */
+const TABLE_WIDTH = 100;
+
+/** "2026-11-28 02:57:59": an attempt's instant to the second, UTC. */
+const shortInstant = (iso: string) => iso.slice(0, 19).replace('T', ' ');
+
+const attemptColumns = (wide: boolean): Column<Attempt>[] => [
+  ...(wide ? (['id'] as const) : []),
+  ['attempted (utc)', (a) => (wide ? a.attempted_at : shortInstant(a.attempted_at))],
+  ['event', (a) => a.event_type],
+  // A test event's one attempt says so where a real event's attempts are numbered.
+  ['#', (a) => (a.test ? 'test' : a.attempt)],
+  'status',
+  ['http', (a) => a.response_status],
+  ['ms', (a) => a.duration_ms],
+  'error',
+  ...(wide ? (['event_id'] as const) : []),
+];
+
 function deliveryCommands(program: Command, endpoints: Command): void {
   endpoints
     .command('deliveries <endpoint-id>')
-    .description("an endpoint's latest 100 delivery attempts (GET /admin/webhook-endpoints/{id}/deliveries)")
-    .addHelpText('after', examples(['tprm endpoints deliveries 1d3f…']))
+    .description(
+      "an endpoint's delivery attempts, newest first, filtered and paged (GET /admin/webhook-endpoints/{id}/deliveries)",
+    )
+    .addOption(new Option('--status <status>', 'only attempts in this status').choices(DeliveryStatuses))
+    .addOption(new Option('--event <type>', 'only attempts of this event type').choices(EventTypes))
+    .option(
+      '--since <when>',
+      'only attempts at or after an ISO 8601 instant, or this long ago (30m, 6h, 7d)',
+      since,
+    )
+    .option('--limit <n>', 'attempts per page (1 to 500; default 100)', integer(1, 500))
+    .option('--cursor <cursor>', 'continue after the page that printed it (same filters)')
+    .addOption(new Option('--all', 'every page, one after the other').conflicts('cursor'))
+    .option('--wide', 'every column (ids, exact instants); wider than 100 columns')
+    .addHelpText(
+      'after',
+      `
+The table fits 100 columns: long event types and errors are cut (--wide or --json show them whole, and
+the ids that "tprm deliveries replay" takes). When more attempts match, the last line says how to get
+the next page.
+${examples([
+  'tprm endpoints deliveries 1d3f…',
+  'tprm endpoints deliveries 1d3f… --status exhausted --since 24h',
+  'tprm endpoints deliveries 1d3f… --event alert.created --limit 20 --wide',
+  'tprm endpoints deliveries 1d3f… --status failed --all --json | jq -r ".data[].id"',
+])}`,
+    )
     .action(
-      act<[endpointId: string]>(async (io, [id]) => {
-        const result = await io.admin.listWebhookEndpointDeliveries({ params: { id } });
-        print(io, result, () =>
-          table(result.data, [
-            'attempted_at',
-            'event_type',
-            'attempt',
-            'status',
-            'response_status',
-            'duration_ms',
-            'error',
-            'id',
-            'event_id',
-            'test',
-          ]),
-        );
+      act<[endpointId: string], DeliveriesOptions>(async (io, [id], opts) => {
+        const query = {
+          ...pick(opts, { status: 'status', event: 'event_type', since: 'from', cursor: 'cursor' }),
+          ...(opts.limit !== undefined || opts.all ? { limit: opts.limit ?? 500 } : {}),
+        };
+        let page = await io.admin.listWebhookEndpointDeliveries({ params: { id }, query });
+        const data = [...page.data];
+        while (opts.all && page.next_cursor) {
+          page = await io.admin.listWebhookEndpointDeliveries({
+            params: { id },
+            query: { ...query, cursor: page.next_cursor },
+          });
+          data.push(...page.data);
+        }
+        const result = { data, next_cursor: page.next_cursor };
+        print(io, result, () => {
+          const shown = table(data, attemptColumns(Boolean(opts.wide)), {
+            fit: opts.wide ? undefined : { width: TABLE_WIDTH, shrink: ['error', 'event'] },
+          });
+          if (!result.next_cursor) return `${shown}\n\n${count(data.length, 'delivery', 'deliveries')}.`;
+          const again = [
+            'tprm endpoints deliveries',
+            id,
+            ...(opts.status ? ['--status', opts.status] : []),
+            ...(opts.event ? ['--event', opts.event] : []),
+            ...(opts.since ? ['--since', opts.since] : []),
+            ...(opts.limit ? ['--limit', String(opts.limit)] : []),
+            ...(opts.wide ? ['--wide'] : []),
+            '--cursor',
+            result.next_cursor,
+          ].join(' ');
+          return `${shown}\n\n${count(data.length, 'delivery', 'deliveries')} shown; more match. Next page:\n  ${again}`;
+        });
       }),
     );
   endpoints
@@ -176,21 +274,35 @@ function deliveryCommands(program: Command, endpoints: Command): void {
         .choices(EventTypes)
         .makeOptionMandatory(),
     )
+    .option('--wait', "wait for the attempt's outcome and print it: status, HTTP status, duration, error")
+    .option('--timeout <seconds>', 'how long --wait waits (default 30)', integer(1, 3600), 30)
     .addHelpText(
       'after',
       `
 The payload has the event type's shape, with the nil uuid for every id in data. The attempt is listed with
-test: true by "tprm endpoints deliveries"; it is never retried nor sent to another endpoint.
-${examples(['tprm endpoints test 1d3f… --event alert.created'])}`,
+test: true by "tprm endpoints deliveries"; it is never retried nor sent to another endpoint. A webhook
+worker (ROLE=worker or all) sends it. With --wait the command exits 1 when the attempt was not delivered
+(failed, or no outcome within --timeout).
+${examples(['tprm endpoints test 1d3f… --event alert.created', 'tprm endpoints test 1d3f… --event report.ready --wait'])}`,
     )
     .action(
-      act<[endpointId: string], { event: EventType }>(async (io, [id], opts) => {
-        const attempt = await io.admin.sendWebhookTestEvent({
-          params: { id },
-          body: { event_type: opts.event },
-        });
-        print(io, attempt, () => record(attempt));
-      }),
+      act<[endpointId: string], { event: EventType; wait?: boolean; timeout: number }>(
+        async (io, [id], opts) => {
+          const attempt = await io.admin.sendWebhookTestEvent({
+            params: { id },
+            body: { event_type: opts.event },
+          });
+          if (!opts.wait) {
+            print(io, attempt, () => record(attempt));
+            return;
+          }
+          const outcome = await waitForOutcome(io, id, attempt, opts.timeout * 1000);
+          // Not delivered: the record on stdout, and the outcome as the error (stderr, exit 1).
+          const delivered = outcome.status === 'delivered';
+          print(io, outcome, () => record(outcome) + (delivered ? `\n\n${outcomeLine(outcome)}` : ''));
+          if (!delivered) throw new CliError(outcomeLine(outcome));
+        },
+      ),
     );
   endpoints
     .command('replay <endpoint-id>')
@@ -210,12 +322,19 @@ ${examples(['tprm endpoints replay 1d3f… --from 2026-11-20T02:00:00Z --to 2026
       act<[endpointId: string], { from: string; to?: string }>(async (io, [id], opts) => {
         const body = pick(opts, { from: 'from', to: 'to' });
         const result = await io.admin.replayWebhookEndpoint({ params: { id }, body });
-        print(io, result, () => `Replaying ${result.replayed} deliveries.`);
+        print(io, result, () => `Replaying ${count(result.replayed, 'delivery', 'deliveries')}.`);
       }),
     );
   program
     .command('deliveries')
     .description('webhook delivery attempts')
+    .addHelpText(
+      'after',
+      examples([
+        'tprm endpoints deliveries 1d3f… --status exhausted --wide   # the ids to replay',
+        'tprm deliveries replay 93ab…',
+      ]),
+    )
     .command('replay <delivery-id>')
     .description(
       'send one delivery again: a new attempt with the original event_id (POST /admin/webhook-deliveries/{id}/replay)',
@@ -227,4 +346,36 @@ ${examples(['tprm endpoints replay 1d3f… --from 2026-11-20T02:00:00Z --to 2026
         print(io, attempt, () => record(attempt));
       }),
     );
+}
+
+/** Polls the endpoint's attempts until the test attempt has an outcome, or `timeoutMs` passed. */
+async function waitForOutcome<A extends Attempt>(io: Io, endpointId: string, sent: A, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  let latest: Attempt = sent;
+  for (;;) {
+    const page = await io.admin.listWebhookEndpointDeliveries({
+      params: { id: endpointId },
+      query: { event_type: sent.event_type as EventType, limit: 50 },
+    });
+    const found = page.data.find((attempt) => attempt.id === sent.id);
+    if (!found)
+      throw new CliError(`The test attempt ${sent.id} is no longer listed (was the endpoint deleted?).`);
+    latest = found;
+    if (found.status !== 'pending' && found.status !== 'delivering') return found;
+    if (Date.now() >= deadline) return latest;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** One line for people: what became of the attempt, its status, HTTP status, duration and error. */
+function outcomeLine(attempt: Attempt): string {
+  if (attempt.status === 'pending' || attempt.status === 'delivering')
+    return `No outcome yet (${attempt.status}): is a webhook worker running (ROLE=worker or all)? Follow it with: tprm endpoints deliveries ${attempt.endpoint_id} --wide`;
+  const parts = [
+    attempt.status,
+    attempt.response_status === null ? 'no HTTP answer' : `HTTP ${attempt.response_status}`,
+    ...(attempt.duration_ms === null ? [] : [`${attempt.duration_ms} ms`]),
+    ...(attempt.error ? [`error: ${attempt.error}`] : []),
+  ];
+  return `${attempt.status === 'delivered' ? 'Delivered' : 'Not delivered'}: ${parts.join(', ')}.`;
 }

@@ -16,7 +16,16 @@ export function workspaceCommands(program: Command): void {
   const workspaces = program
     .command('workspaces')
     .alias('ws')
-    .description('create, list, read and change workspaces');
+    .description('create, list, read and change workspaces')
+    .addHelpText(
+      'after',
+      examples([
+        'tprm workspaces create --name "Acme Corp" --plan enterprise --quota 500',
+        'tprm workspaces list',
+        'tprm ws update 4f6c… --plan starter',
+        'tprm workspaces list --json | jq -r ".data[].id"',
+      ]),
+    );
   workspaces
     .command('create')
     .description('create a workspace (POST /admin/workspaces)')
@@ -79,7 +88,14 @@ export function workspaceCommands(program: Command): void {
 function userCommands(program: Command): void {
   const users = program
     .command('users')
-    .description('people of a workspace (they create API keys and change action-plan items)');
+    .description('people of a workspace (they create API keys and change action-plan items)')
+    .addHelpText(
+      'after',
+      examples([
+        'tprm users create 4f6c… --name "Ada Lovelace" --email ada@acme.example',
+        'tprm users list 4f6c…',
+      ]),
+    );
   users
     .command('create <workspace-id>')
     .description('add a person to a workspace (POST /admin/workspaces/{id}/users)')

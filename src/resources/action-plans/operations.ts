@@ -1,8 +1,8 @@
-// GET /action-plans, GET /action-plans/{id}/items, PATCH /action-plan-items/{id}: the contracts (handlers:
+// GET /action-plans, GET /action-plans/{id}/items, GET and PATCH /action-plan-items/{id}: the contracts (handlers:
 // routes.ts; risk-data-api.md "Action plans"; decisions 12, 16-18, 35, 38, 40, 43).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { listOperation } from '../../contract/list.js';
+import { getOperation, listOperation } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
 import { collectionSchema, LimitParam } from '../../schema/collection.js';
 import { StringEnum, Uuid } from '../../schema/fields.js';
@@ -61,6 +61,17 @@ export const listActionPlanItems = operation({
   },
 });
 
+// One item by id (issue 28): a receiver of `action_plan_item.status_changed` holds the item's id.
+export const getActionPlanItem = getOperation({
+  id: 'getActionPlanItem',
+  path: '/action-plan-items/:id',
+  scope: 'action-plans:read',
+  tag: TAG,
+  summary: 'Get one action plan item, with its history',
+  resource: ActionPlanItem,
+  noun: 'action plan item',
+});
+
 export const updateActionPlanItemStatus = operation({
   id: 'updateActionPlanItemStatus',
   method: 'PATCH',
@@ -83,4 +94,9 @@ export const updateActionPlanItemStatus = operation({
 });
 
 /** In the specification's order. */
-export const actionPlansOperations = [listActionPlans, listActionPlanItems, updateActionPlanItemStatus];
+export const actionPlansOperations = [
+  listActionPlans,
+  listActionPlanItems,
+  getActionPlanItem,
+  updateActionPlanItemStatus,
+];

@@ -1,10 +1,15 @@
 // The handlers of the action plans' operations (operations.ts; risk-data-api.md "Action plans").
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { notFound } from '../../contract/errors.js';
-import { handleList, NEWEST_FIRST } from '../../http/list.js';
+import { handleGet, handleList, NEWEST_FIRST } from '../../http/list.js';
 import { renderPage } from '../../http/pagination.js';
 import { handle, type Route } from '../../http/route.js';
-import { listActionPlanItems, listActionPlans, updateActionPlanItemStatus } from './operations.js';
+import {
+  getActionPlanItem,
+  listActionPlanItems,
+  listActionPlans,
+  updateActionPlanItemStatus,
+} from './operations.js';
 import { ActionPlanItem, FINISHED_ITEM_STATUSES } from './schema.js';
 import { changeItemStatus } from './status.js';
 
@@ -71,5 +76,6 @@ export const actionPlansRoutes: Route[] = [
     where: { supplier_id: 't.supplier_id = ?::uuid', status: 't.status = ?' },
   }),
   planItems,
+  handleGet(getActionPlanItem),
   updateStatus,
 ];

@@ -1,12 +1,12 @@
-// GET /alerts and GET /insights: the contracts (handlers: routes.ts; risk-data-api.md "Alerts and insights",
+// GET /alerts, GET /alerts/{id} and GET /insights: the contracts (handlers: routes.ts; risk-data-api.md "Alerts and insights",
 // "Limits"; decisions 12, 15, 35, 38, 40).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { listOperation } from '../../contract/list.js';
+import { getOperation, listOperation } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
 import { collectionSchema } from '../../schema/collection.js';
 import { StringEnum } from '../../schema/fields.js';
-import { AlertRow, AlertScope, AlertSeverity, Insight } from './schema.js';
+import { Alert, AlertRow, AlertScope, AlertSeverity, Insight } from './schema.js';
 
 const TAG = 'Alerts and insights';
 
@@ -45,6 +45,17 @@ export const listAlerts = operation({
   responses: { 200: { description: 'The alerts.', schema: collectionSchema(AlertRow) } },
 });
 
+// One alert by id (issue 28): a receiver of `alert.created` holds the id and fetches the record with it.
+export const getAlert = getOperation({
+  id: 'getAlert',
+  path: '/alerts/:id',
+  scope: 'alerts:read',
+  tag: TAG,
+  summary: 'Get one alert',
+  resource: Alert,
+  noun: 'alert',
+});
+
 export const listInsights = listOperation({
   id: 'listInsights',
   path: '/insights',
@@ -56,4 +67,4 @@ export const listInsights = listOperation({
 });
 
 /** In the specification's order. */
-export const alertsOperations = [listAlerts, listInsights];
+export const alertsOperations = [listAlerts, getAlert, listInsights];

@@ -1,9 +1,9 @@
 // The handlers of the alerts' and insights' operations (operations.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { handleList, NEWEST_FIRST } from '../../http/list.js';
+import { handleGet, handleList, NEWEST_FIRST } from '../../http/list.js';
 import { renderPage } from '../../http/pagination.js';
 import { handle, type Route } from '../../http/route.js';
-import { listAlerts, listInsights } from './operations.js';
+import { getAlert, listAlerts, listInsights } from './operations.js';
 import { Alert, AlertScope } from './schema.js';
 
 const alertJson = Alert.json('t', { pii: false });
@@ -40,6 +40,7 @@ const alerts = handle(listAlerts, async (ctx, { query: q }) => {
 
 export const alertsRoutes: Route[] = [
   alerts,
+  handleGet(getAlert),
   // decision 12: newest first by created_at, then id.
   handleList(listInsights, { order: NEWEST_FIRST }),
 ];

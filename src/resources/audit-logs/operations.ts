@@ -20,8 +20,10 @@ export const listAuditLogs = listOperation({
     'Oldest first by `occurred_at`, then `id`. `from` and `to` bound `occurred_at` inclusively; `action` ' +
     'matches the event type exactly. `meta.next_cursor` is set on every page with at least one entry, also ' +
     'when `has_more` is false: store it and pass it later to receive only newer entries. An empty page ' +
-    'returns the cursor that was sent (null when none was sent).',
+    'returns the cursor that was sent (null when none was sent). `format=ocsf` gives each entry as an OCSF ' +
+    '1.8.0 event (API Activity or Entity Management, docs/ocsf.md), with the same envelope and cursors.',
   feed: true,
+  ocsf: true,
   resource: AuditLog,
   filters: {
     // Both bounds are inclusive.

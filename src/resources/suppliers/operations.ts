@@ -9,6 +9,20 @@ import { Supplier, SupplierCreate, SupplierDetail } from './schema.js';
 
 const TAG = 'Suppliers';
 
+/**
+ * Search (P160): a case-insensitive prefix of the name or of the domain, combinable with every other filter
+ * and with the cursor. Empty or blank is a 400, not "no filter": a caller that builds `q` from an empty value
+ * would otherwise get every supplier. At most as long as a name may be.
+ */
+const SupplierSearch = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description:
+    'Suppliers whose name or domain starts with this text, ignoring case (`acme` finds "Acme Corp" and ' +
+    '"acme.example"; `%` and `_` are plain characters). 1 to 200 characters, not only spaces.',
+});
+
 export const listSuppliers = listOperation({
   id: 'listSuppliers',
   path: '/suppliers',
@@ -19,6 +33,7 @@ export const listSuppliers = listOperation({
   resource: Supplier,
   fieldFilters: ['status', 'criticality', 'risk_group', 'vendor_profile'],
   filters: {
+    q: SupplierSearch,
     tag: Type.String({ minLength: 1, maxLength: 64, description: 'Suppliers carrying this tag.' }),
     updated_since: DateTime,
   },

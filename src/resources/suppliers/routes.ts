@@ -6,6 +6,9 @@ import { handle, type Route } from '../../http/route.js';
 import { CREATED, createSupplier, duplicateDomain, getSupplier, listSuppliers } from './operations.js';
 import { Supplier } from './schema.js';
 
+/** The LIKE pattern of a search: the lowered text with `\`, `%` and `_` escaped, then `%`. */
+const PREFIX = String.raw`(replace(replace(replace(lower(?::text), '\', '\\'), '%', '\%'), '_', '\_') || '%')`;
+
 const INSERTED = Supplier.columnList(
   'id',
   'name',
@@ -73,7 +76,12 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
 export const suppliersRoutes: Route[] = [
   handleList(listSuppliers, {
     order: NEWEST_FIRST,
-    where: { tag: 't.tags @> array[?::text]', updated_since: 't.updated_at >= ?::timestamptz' },
+    where: {
+      // P160: a prefix of the lowered name or domain, LIKE's wildcards escaped (indexes of migration 0019).
+      q: `(lower(t.name) like ${PREFIX} or lower(t.domain) like ${PREFIX})`,
+      tag: 't.tags @> array[?::text]',
+      updated_since: 't.updated_at >= ?::timestamptz',
+    },
   }),
   create,
   handleGet(getSupplier),

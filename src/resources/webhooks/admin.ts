@@ -11,7 +11,9 @@ import { EVENT_CATALOGUE, type EventData, type EventType } from '../../contract/
 import { normalizeWebhookUrl } from '../../events/address-policy.js';
 import { DELIVERY_CHANNEL } from '../../events/outbox.js';
 import { parseDuration } from '../../events/retry-schedule.js';
+import { fetchPage, type ListQuery, NEWEST_FIRST } from '../../http/list.js';
 import type { OperatorContext, OperatorHandlers } from '../../http/operator.js';
+import { cursorBinding } from '../../http/pagination.js';
 import type { Locator } from '../../storage/operator.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import { RECENT_ATTEMPTS, type webhooksLifecycle } from './lifecycle.js';
@@ -32,6 +34,18 @@ async function readEndpoint(tenant: TenantDb, id: string): Promise<string> {
   if (!row) throw notFound('webhook endpoint');
   return row.j;
 }
+
+/** An endpoint's attempts, newest first, by the filters of the admin listing (P167). */
+const DELIVERIES: ListQuery = {
+  resource: WebhookDelivery,
+  filters: {
+    endpoint_id: 't.endpoint_id = ?::uuid',
+    status: 't.status = ?',
+    event_type: 't.event_type = ?',
+    from: 't.attempted_at >= ?::timestamptz',
+  },
+  order: NEWEST_FIRST,
+};
 
 /** An admin listing: the records' JSON under `data`, in the order of the rows. */
 const dataList = (rows: readonly { j: string }[]): string =>
@@ -235,15 +249,18 @@ export const webhooksAdmin: OperatorHandlers<typeof webhooksLifecycle> = {
     });
   },
 
-  listWebhookEndpointDeliveries: async (ctx, { params: { id } }) => {
+  listWebhookEndpointDeliveries: async (ctx, { params: { id }, query }) => {
     const tenant = await ctx.read(endpoint(id));
-    const rows = await tenant.query<{ j: string }>(
-      `select ${deliveryJson} as j from webhook_deliveries t
-        where t.workspace_id = $ws and t.endpoint_id = $1
-        order by t.created_at desc, t.id desc limit ${RECENT_ATTEMPTS}`,
-      [id],
-    );
-    return dataList(rows);
+    // The cursor is bound to the endpoint and the filters (P167): another endpoint or filter is a 400.
+    const binding = cursorBinding(tenant.workspaceId, `listWebhookEndpointDeliveries:${id}`, query);
+    const page = await fetchPage(tenant, DELIVERIES, {
+      query: { ...query, endpoint_id: id },
+      after: query.cursor ? ctx.cursors.decode(binding, query.cursor) : null,
+      limit: query.limit ?? RECENT_ATTEMPTS,
+      pii: true,
+    });
+    const next = page.hasMore && page.last ? ctx.cursors.encode(binding, page.last) : null;
+    return `{"data":[${page.items}],"next_cursor":${JSON.stringify(next)}}`;
   },
 
   sendWebhookTestEvent: (ctx, { params: { id }, body: input }) =>

@@ -4,6 +4,7 @@
 // test event (P81). Contracts only; the handlers are admin.ts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TSchema, Type } from 'typebox';
+import { EventTypes } from '../../contract/events.js';
 import { WEBHOOK_TESTS_PER_MINUTE } from '../../contract/limits.js';
 import { operation, operator } from '../../contract/operation.js';
 import {
@@ -15,7 +16,7 @@ import {
   ok,
   REFUSED,
 } from '../../contract/operator.js';
-import { DateTime } from '../../schema/fields.js';
+import { DateTime, DeliveryStatuses, Nullable, StringEnum } from '../../schema/fields.js';
 import {
   EndpointReplay,
   SecretRotation,
@@ -26,8 +27,54 @@ import {
   WebhookEndpointPatch,
 } from './schema.js';
 
-/** Attempts shown by the admin listing of one endpoint (the public API pages through all of them). */
+/** Attempts a page of the admin listing of one endpoint holds by default, and at most (P167). */
 export const RECENT_ATTEMPTS = 100;
+export const MAX_ATTEMPTS_PAGE = 500;
+
+/** The filters and paging of an endpoint's attempts (P167): each narrows the list, the cursor continues it. */
+const DeliveriesQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(DeliveryStatuses, 'Only attempts in this status.')),
+    event_type: Type.Optional(StringEnum(EventTypes, 'Only attempts of events of this type.')),
+    from: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'Only attempts with `attempted_at` (the due time of a `pending` attempt) at or after this instant.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_ATTEMPTS_PAGE,
+        default: RECENT_ATTEMPTS,
+        description: `Attempts per page, 1 to ${MAX_ATTEMPTS_PAGE} (default ${RECENT_ATTEMPTS}).`,
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          "The previous page's `next_cursor`: the attempts after its last one, with the same filters. Opaque.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const DeliveriesPage = Type.Object(
+  {
+    data: Type.Array(WebhookDelivery.schema),
+    next_cursor: Nullable(
+      Type.String({
+        description: 'Pass as `cursor` for the next page; null on the last page.',
+        examples: ['WyIyMDI2LTExLTI4VDAzOjA1OjM2LjgwNzAwMFoiLCIzOTU0NTkwYi1jNjVjIl0.wSpSz3EF7xh7et00A25Xvg'],
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'WebhookDeliveryPage' },
+);
 
 /** An endpoint as registered or re-keyed: its new signing secret is shown in this response only. */
 const EndpointWithSecret = (title: string, extra: Record<string, TSchema> = {}) =>
@@ -143,8 +190,13 @@ export const listWebhookEndpointDeliveries = operation({
   path: '/webhook-endpoints/:id/deliveries',
   auth: operator(),
   tag: TAG,
-  summary: `The endpoint's ${RECENT_ATTEMPTS} most recent delivery attempts`,
-  responses: { 200: ok(listOf(WebhookDelivery.schema)), 404: NO_RECORD },
+  summary: "The endpoint's delivery attempts, newest first, filtered and paged",
+  description:
+    'Newest first by `created_at`, then `id`; ' +
+    `${RECENT_ATTEMPTS} a page unless \`limit\` says otherwise. \`status\`, \`event_type\` and \`from\` narrow ` +
+    'the list; `next_cursor` continues it with the same filters (a cursor given other filters is a 400).',
+  query: DeliveriesQuery,
+  responses: { 200: ok(DeliveriesPage), 404: NO_RECORD },
 });
 
 export const sendWebhookTestEvent = operation({
