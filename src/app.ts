@@ -2,6 +2,7 @@
 // and management/.
 import type { FastifyInstance } from 'fastify';
 import { Dispatcher, type DispatcherOptions } from './events/dispatcher.js';
+import { startEventPruner } from './events/retention.js';
 import { createSender } from './events/sender.js';
 import { registerRoutes } from './http/route.js';
 import { createServer } from './http/server.js';
@@ -51,4 +52,13 @@ export function createDispatcher(
       sender.close();
     },
   };
+}
+
+/** The worker's pruning of events older than EVENT_RETENTION (P175), started now; `stop` ends it. */
+export function startEventRetention(services: Services): { stop: () => Promise<void> } {
+  return startEventPruner(
+    services.db,
+    services.config.eventRetentionMs,
+    services.logger.child({ component: 'events' }),
+  );
 }

@@ -33,6 +33,8 @@ export interface Config extends HttpTimeouts {
   webhookTimeoutMs: number;
   /** An endpoint whose attempts have all failed for this long is disabled; 0 never disables (P83). */
   webhookDisableAfterMs: number;
+  /** Events older than this are deleted by the worker, with their delivery attempts (P175). */
+  eventRetentionMs: number;
   role: Role;
   logLevel: string;
 }
@@ -88,6 +90,10 @@ export const SETTINGS = {
   WEBHOOK_ALLOW_INSECURE_URLS: { fallback: 'false', form: 'true, false, 1 or 0' },
   WEBHOOK_TIMEOUT: { fallback: '10s', form: DURATION },
   WEBHOOK_DISABLE_AFTER: { fallback: '5d', form: `${DURATION}; 0s never disables` },
+  EVENT_RETENTION: {
+    fallback: '90d',
+    form: 'a duration of at least 1d such as 30d, 90d or 400d (units m, h, d)',
+  },
   REQUEST_TIMEOUT: { fallback: '30s', form: `${DURATION}, above 0` },
   KEEP_ALIVE_TIMEOUT: { fallback: '5s', form: `${DURATION}, above 0` },
   ROLE: { fallback: 'all', form: ROLES.join(', ').replace(/, (?=[^,]*$)/, ' or ') },
@@ -146,6 +152,20 @@ function parsed<T>(env: NodeJS.ProcessEnv, name: SettingName, parse: (text: stri
 const positive = (text: string): number => {
   const ms = parseDuration(text);
   if (ms < 1) throw new Error('not above 0');
+  return ms;
+};
+
+const DAY_MS = 86_400_000;
+const DEFAULT_EVENT_RETENTION_MS = 90 * DAY_MS;
+/** The longest retention: ten years (the 24-day bound of timer durations does not apply: no timer waits it). */
+const MAX_EVENT_RETENTION_MS = 3650 * DAY_MS;
+
+/** EVENT_RETENTION: a count of minutes, hours or days, from one day to ten years. */
+const retention = (text: string): number => {
+  const match = /^(\d+)(m|h|d)$/.exec(text.trim());
+  if (!match) throw new Error('not a duration');
+  const ms = Number(match[1]) * { m: 60_000, h: 3_600_000, d: DAY_MS }[match[2] as 'm' | 'h' | 'd'];
+  if (ms < DAY_MS || ms > MAX_EVENT_RETENTION_MS) throw new Error('out of range');
   return ms;
 };
 
@@ -215,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowInsecureUrls: boolean(env, 'WEBHOOK_ALLOW_INSECURE_URLS'),
     webhookTimeoutMs: parsed(env, 'WEBHOOK_TIMEOUT', parseDuration, 10_000),
     webhookDisableAfterMs: parsed(env, 'WEBHOOK_DISABLE_AFTER', parseDuration, DEFAULT_DISABLE_AFTER_MS),
+    eventRetentionMs: parsed(env, 'EVENT_RETENTION', retention, DEFAULT_EVENT_RETENTION_MS),
     ...httpTimeouts(env),
     role,
     logLevel,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildAdminApp, buildPublicApp, createDispatcher } from './app.js';
+import { buildAdminApp, buildPublicApp, createDispatcher, startEventRetention } from './app.js';
 import { type Config, ConfigError, loadConfig, SETTINGS, type SettingName, usage } from './config.js';
 import { purgeIdempotencyKeys } from './http/idempotency.js';
 import { createMetrics } from './http/metrics.js';
@@ -160,6 +160,8 @@ async function main(args: string[]): Promise<void> {
     const worker = createDispatcher(services);
     await worker.dispatcher.start();
     draining.push(worker.close);
+    const retention = startEventRetention(services);
+    draining.push(retention.stop);
   }
   // Installed before anything else runs (the demo data of a first start included): a SIGTERM at any point
   // from here stops the process cleanly.

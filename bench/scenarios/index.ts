@@ -1,6 +1,7 @@
 // Every scenario, in the order they run.
 import type { Scenario } from '../scenario.js';
 import { auditResume } from './audit-resume.js';
+import { eventsFeed } from './events-feed.js';
 import { exportStream } from './export.js';
 import { gaps } from './gaps.js';
 import { getSupplier } from './get-supplier.js';
@@ -16,6 +17,7 @@ export const scenarios: readonly Scenario[] = [
   listDeep,
   getSupplier,
   auditResume,
+  eventsFeed,
   gaps,
   putAssets,
   postSuppliers,

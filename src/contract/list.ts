@@ -5,7 +5,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { type TObject, type TSchema, Type } from 'typebox';
 import { CursorParam, collectionSchema, LimitParam } from '../schema/collection.js';
-import type { Scope } from '../schema/fields.js';
+import { DateTime, type Scope } from '../schema/fields.js';
 import { FormatParam, OcsfEvent } from '../schema/ocsf.js';
 import type { FieldSpec, Resource } from '../schema/resource.js';
 import { ErrorSchema } from './errors.js';
@@ -19,6 +19,11 @@ export interface ListSpec<F extends Record<string, TSchema> = Record<string, TSc
   /** Filters with a predicate of their own, which the handler module gives by the same names. */
   filters: F;
   currency: boolean;
+  /**
+   * `updated_since` (P178): declared on every collection of a resource with a stored `updated_at` (its records
+   * change), compared with that column by the binding; the slices write neither.
+   */
+  updatedSince: boolean;
   /**
    * A resumable feed (decision 13): `next_cursor` on every page that served a row, also the last one, and an
    * empty page echoes the cursor it was given, so a poller stores it and later sees only newer rows.
@@ -70,6 +75,15 @@ function exportLineSchema(item: TSchema): TSchema {
       'One line: a record; the last line is `ExportEnd`, or an `Error` when the export failed midway.',
   });
 }
+
+/** `updated_since`, as every collection of changing records takes it (P178). */
+const UpdatedSince = Type.String({
+  ...DateTime,
+  description:
+    'Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its ' +
+    '`updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the ' +
+    'previous sync less a margin for transactions still open then, and deduplicate on `id`.',
+});
 
 /** The value a field filters on: its schema without `null` (a filter matches a value, never absence). */
 function filterSchema(schema: TSchema): TSchema {
@@ -123,6 +137,13 @@ export function listOperation<
     if ('format' in properties) throw new Error(`${options.id}: the filter format is declared twice`);
     properties.format = Type.Optional(FormatParam);
   }
+  const updatedAt = (resource.fields as Record<string, FieldSpec>).updated_at;
+  const updatedSince = updatedAt !== undefined && updatedAt.sql === undefined;
+  if (updatedSince) {
+    if ('updated_since' in properties)
+      throw new Error(`${options.id}: updated_since is declared by every list of changing records`);
+    properties.updated_since = Type.Optional(UpdatedSince);
+  }
   return {
     ...operation({
       id: options.id,
@@ -150,6 +171,7 @@ export function listOperation<
       fieldFilters,
       filters,
       currency: options.currency ?? false,
+      updatedSince,
       feed: options.feed ?? false,
       ocsf: options.ocsf ?? false,
     },

@@ -1,5 +1,6 @@
 // Events are recorded in the same transaction as the change that caused them (decision 23): if the change
-// commits, the event exists and will be delivered; if it rolls back, the event never existed. The payload is
+// commits, the event exists and will be delivered; if it rolls back, the event never existed. Every event is
+// stored, also one that no endpoint subscribes to: GET /v1/events serves them all (P172). The payload is
 // serialized once, here, so every delivery attempt sends the same bytes. The fan-out happens here too: one
 // `pending` first attempt per endpoint that is enabled and subscribed at this moment, and a notification
 // (delivered by PostgreSQL at commit) wakes the dispatchers.
@@ -26,8 +27,20 @@ export async function storeEvent<T extends EventType>(
   options: { test?: boolean } = {},
 ): Promise<{ id: string; occurredAt: string }> {
   const id = randomUUID();
-  const [row] = await tx.query<{ occurred_at: string }>('select iso(clock_timestamp()) as occurred_at');
-  const occurredAt = row?.occurred_at as string;
+  // An event of the log is stamped through the workspace's audit head, locked until commit (migration 0020,
+  // P173): strictly after the workspace's last event, so GET /v1/events's order is commit order and a stored
+  // cursor never passes an event that commits later. A test event is not in the log and takes no lock.
+  const [row] = await tx.query<{ occurred_at: string }>(
+    options.test
+      ? 'select iso(clock_timestamp()) as occurred_at'
+      : `update audit_heads
+            set events_at = greatest(clock_timestamp(), events_at + interval '1 microsecond')
+          where workspace_id = $1
+        returning iso(events_at) as occurred_at`,
+    options.test ? [] : [workspaceId],
+  );
+  if (!row) throw new Error(`Workspace ${workspaceId} has no audit chain head`);
+  const occurredAt = row.occurred_at;
   const payload = JSON.stringify({
     event_id: id,
     type,

@@ -129,6 +129,8 @@ export function handleList<O extends ListOperation>(
   for (const name of list.fieldFilters)
     filters[name] = `t.${name} = ?${castFor(properties[name] as TSchema)}`;
   Object.assign(filters, where);
+  // P178: the index (workspace_id, updated_at) of each such table serves it (migration 0021).
+  if (list.updatedSince) filters.updated_since = 't.updated_at >= ?::timestamptz';
   const query: ListQuery = { resource: list.resource, filters, order: binding.order };
   return handle(operation as ListOperation, async (ctx, { query: q }) => {
     const cursor = q.cursor as string | undefined;

@@ -93,6 +93,50 @@ const ANSWERS: Record<string, () => Sample> = {
       status: change?.to_status,
     });
   },
+  // The opt-in types (P177), from the same demo records.
+  SupplierCreatedEvent: () => {
+    const supplier = first('suppliers');
+    return event('supplier.created', supplier.created_at, { supplier_id: supplier.id });
+  },
+  AssessmentCreatedEvent: () => {
+    const assessment = first('assessments');
+    return event('assessment.created', assessment.created_at, {
+      assessment_id: assessment.id,
+      supplier_id: assessment.supplier_id,
+      assessment_type: assessment.assessment_type,
+    });
+  },
+  AssessmentStatusChangedEvent: () => {
+    const assessment = first('assessments', (record) => record.status === 'completed');
+    return event('assessment.status_changed', assessment.completed_at, {
+      assessment_id: assessment.id,
+      supplier_id: assessment.supplier_id,
+      previous_status: 'in_progress',
+      status: 'completed',
+    });
+  },
+  AssetsUpsertedEvent: () => {
+    const asset = first('assets', (record) => record.source === 'cloud');
+    return event('assets.upserted', asset.updated_at, {
+      source: asset.source,
+      cloud_provider: asset.cloud_provider,
+      created: 12,
+      updated: 3,
+      skipped: 0,
+    });
+  },
+  AssetConfirmedEvent: () => {
+    const asset = first('assets', (record) => record.review_status === 'confirmed');
+    return event('asset.confirmed', asset.updated_at, { asset_id: asset.id });
+  },
+  ActionPlanItemNoteAddedEvent: () => {
+    const item = first('action_plan_items');
+    return event('action_plan_item.note_added', item.updated_at, {
+      action_plan_item_id: item.id,
+      action_plan_id: item.action_plan_id,
+      status: item.status,
+    });
+  },
 };
 
 let document: Record<string, Sample[]> | undefined;

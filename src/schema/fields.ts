@@ -62,6 +62,10 @@ export const ActionPlanItemStatus = [
   'not_applicable',
   'rejected',
 ] as const;
+export const AssessmentStatus = ['draft', 'sent', 'in_progress', 'paused', 'completed', 'expired'] as const;
+export const AssessmentType = ['self', 'supplier'] as const;
+export const AssetSource = ['manual', 'cloud'] as const;
+export const CloudProvider = ['aws', 'gcp', 'azure', 'oci'] as const;
 /** The longest webhook URL registered, in its stored (normalised) form (events/address-policy.ts checks it). */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 // The states of one delivery attempt, which the dispatcher moves attempts through; the public delivery

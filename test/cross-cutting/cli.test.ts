@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
-import { EventTypes } from '../../src/contract/events.js';
+import { ContractEventTypes } from '../../src/contract/events.js';
 import { importCollectionNames } from '../../src/management/import.js';
 import { SCOPES } from '../../src/schema/fields.js';
 import { countSeedRecords, generateSeedDocument } from '../../src/seed/index.js';
@@ -389,7 +389,7 @@ describe('webhook endpoints', () => {
     assert.equal(listed.json.data.length, 2);
     for (const args of [
       ['endpoints', 'test', id],
-      ['endpoints', 'test', id, '--event', 'supplier.created'],
+      ['endpoints', 'test', id, '--event', 'supplier.deleted'],
     ]) {
       const refused = await tprm(args);
       assert.equal(refused.code, 2, args.join(' '));
@@ -795,7 +795,8 @@ describe('every command calls its documented path and body (management-api.md "E
         'PATCH',
         `/admin/webhook-endpoints/${id}`,
         {
-          events: EventTypes,
+          // "all" is the contract's four; the opt-in types are named (P177).
+          events: ContractEventTypes,
           enabled: true,
         },
       ],

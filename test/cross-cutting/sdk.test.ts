@@ -175,6 +175,12 @@ describe('the SDK against the service', () => {
       client.webhookDeliveries.listPage(),
     ]))
       assert.ok(Array.isArray(page.data) && typeof page.meta.has_more === 'boolean');
+    // The event log, auto-paged: the supplier created above is announced there (P172, P177).
+    const announced = await client.events.list({ type: 'supplier.created', limit: 1 }).toArray();
+    assert.deepEqual(
+      announced.map((event) => event.data),
+      [{ supplier_id: created.id }],
+    );
 
     const risks = await client.risks.listPage({ limit: 50 });
     const treated = risks.data.find((risk) => seed.risk_treatments?.some((t) => t.risk_id === risk.id));
@@ -912,7 +918,7 @@ describe('the built package', () => {
     writeFileSync(join(consumer, 'cjs.cjs'), probe("const sdk = require('@tprm/client');"));
     for (const file of ['esm.mjs', 'cjs.cjs']) {
       const out = JSON.parse(execFileSync(process.execPath, [join(consumer, file)], { encoding: 'utf8' }));
-      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 24 }, file);
+      assert.deepEqual(out, { connection: true, event: 'alert.created', namespaces: 25 }, file);
     }
     // The two builds are what the exports map names.
     const esm = await import(join(SDK_DIR, 'dist/esm/index.js'));

@@ -264,4 +264,22 @@ describe('webhook events as OCSF 1.8.0 events (for the events feed)', () => {
       }
     }
   });
+
+  test('GET /events?format=ocsf: each event of the feed, as served, as a valid OCSF event, with the same cursors', async () => {
+    const native = await get('/events?limit=200');
+    const ocsf = await get('/events?limit=200&format=ocsf');
+    assert.equal(native.status, 200, native.body);
+    assert.equal(ocsf.status, 200, ocsf.body);
+    assert.ok(native.json.data.length > 0);
+    assert.equal(ocsf.json.data.length, native.json.data.length);
+    assert.deepEqual(ocsf.json.meta, native.json.meta);
+    for (const [i, event] of (native.json.data as Json[]).entries()) {
+      const item = ocsf.json.data[i] as Json;
+      assertValid(item, event.type);
+      assert.deepEqual(item, webhookEventToOcsf(event as never, ocsfContext(every.wsId)));
+    }
+    const bad = await get('/events?format=cef');
+    assertError(bad, 400, 'invalid_request');
+    assert.equal(bad.json.error.details.parameter, 'format');
+  });
 });

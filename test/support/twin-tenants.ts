@@ -608,4 +608,5 @@ export const ROUTE_COVERAGE: Record<string, RouteCoverage> = {
   'GET /audit-logs': {},
   'GET /webhook-endpoints': {},
   'GET /webhook-deliveries': {},
+  'GET /events': {},
 };

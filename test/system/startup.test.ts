@@ -103,6 +103,7 @@ describe('settings (P118)', {
       ['WEBHOOK_ALLOW_INSECURE_URLS', 'yes'],
       ['WEBHOOK_TIMEOUT', '10'],
       ['WEBHOOK_DISABLE_AFTER', '5 days'],
+      ['EVENT_RETENTION', '12h'],
       ['REQUEST_TIMEOUT', '0s'],
       ['KEEP_ALIVE_TIMEOUT', 'forever'],
       ['ROLE', 'both\nall'],

@@ -174,4 +174,12 @@ export const namespaces = (m: MethodKinds) => ({
     /** List delivery attempts with the response seen (`GET /webhook-deliveries`): every item in one stream, one snapshot (`nextCursor` continues after it). */
     export: m.export('/webhook-deliveries'),
   },
+  events: {
+    /** Read the events of the workspace, oldest first (a resumable feed) (`GET /events`): every item, page after page. */
+    list: m.list('/events'),
+    /** Read the events of the workspace, oldest first (a resumable feed) (`GET /events`): one page (pass `cursor` to continue from one). */
+    listPage: m.listPage('/events'),
+    /** Read the events of the workspace, oldest first (a resumable feed) (`GET /events`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/events'),
+  },
 });

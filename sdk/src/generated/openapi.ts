@@ -579,7 +579,7 @@ export interface paths {
         };
         /**
          * List the registered webhook endpoints
-         * @description Newest first. Endpoints are registered in the web application; the signing secret is never returned.
+         * @description Newest first. Endpoints are registered in the web application; the signing secret is never returned. `updated_since` keeps the endpoints changed at or after the instant.
          *
          *     Needs the `webhooks:read` scope.
          */
@@ -601,11 +601,33 @@ export interface paths {
         };
         /**
          * List delivery attempts with the response seen
-         * @description One row per attempt, newest first by `created_at`, then `id`. `from` keeps attempts with `attempted_at` (the due time of a `pending` attempt) at or after it.
+         * @description One row per attempt, newest first by `created_at`, then `id`. `from` keeps attempts with `attempted_at` (the due time of a `pending` attempt) at or after it; `updated_since` those whose status last changed at or after it.
          *
          *     Needs the `webhooks:read` scope.
          */
         get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the events of the workspace, oldest first (a resumable feed)
+         * @description Every event of the workspace, also those no endpoint subscribed to, each exactly as its webhook deliveries carry it (the same `event_id` and payload): to catch up after an outage and to reconcile deliveries. Oldest first by `occurred_at`, then `event_id`; an event is listed once its change has committed, in commit order. `from` and `to` bound `occurred_at` inclusively; `type` matches the type exactly. `meta.next_cursor` is set on every page with at least one event, also when `has_more` is false: store it and pass it later to receive only newer events. An empty page returns the cursor that was sent (null when none was sent). Events are kept for EVENT_RETENTION (90 days unless the operator sets otherwise); test events an operator sent to one endpoint are not listed. `format=ocsf` gives each event as an OCSF 1.8.0 event (Detection Finding for `alert.created`, API Activity otherwise; docs/ocsf.md), with the same envelope and cursors.
+         *
+         *     Needs the `webhooks:read` scope.
+         */
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -780,6 +802,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "supplier.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The supplier.created event
+         * @description Sent as a `POST` with `Content-Type: application/json`. Verify `Service-Signature` over the raw body before parsing it, and deduplicate on `event_id`: delivery is at least once.
+         */
+        post: operations["onSupplierCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assessment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The assessment.created event
+         * @description Sent as a `POST` with `Content-Type: application/json`. Verify `Service-Signature` over the raw body before parsing it, and deduplicate on `event_id`: delivery is at least once.
+         */
+        post: operations["onAssessmentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assessment.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The assessment.status_changed event
+         * @description Sent as a `POST` with `Content-Type: application/json`. Verify `Service-Signature` over the raw body before parsing it, and deduplicate on `event_id`: delivery is at least once.
+         */
+        post: operations["onAssessmentStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "assets.upserted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The assets.upserted event
+         * @description Sent as a `POST` with `Content-Type: application/json`. Verify `Service-Signature` over the raw body before parsing it, and deduplicate on `event_id`: delivery is at least once.
+         */
+        post: operations["onAssetsUpserted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "asset.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The asset.confirmed event
+         * @description Sent as a `POST` with `Content-Type: application/json`. Verify `Service-Signature` over the raw body before parsing it, and deduplicate on `event_id`: delivery is at least once.
+         */
+        post: operations["onAssetConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action_plan_item.note_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The action_plan_item.note_added event
+         * @description Sent as a `POST` with `Content-Type: application/json`. Verify `Service-Signature` over the raw body before parsing it, and deduplicate on `event_id`: delivery is at least once.
+         */
+        post: operations["onActionPlanItemNoteAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -828,6 +970,31 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * ActionPlanItemNoteAddedEvent
+         * @description A note was added to an action plan item's history without a change of status (a change of status sends `action_plan_item.status_changed`). Opt-in: sent only to endpoints that subscribe to this type by name.
+         */
+        ActionPlanItemNoteAddedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and fan-out: deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "action_plan_item.note_added";
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: uuid */
+            organization_id: string;
+            data: {
+                /** Format: uuid */
+                action_plan_item_id: string;
+                /** Format: uuid */
+                action_plan_id: string;
+                /** @enum {string} */
+                status: "pending" | "in_progress" | "completed" | "overdue" | "not_applicable" | "rejected";
+            };
         };
         /**
          * ActionPlanItemStatusChangedEvent
@@ -968,6 +1135,58 @@ export interface components {
             /** @description Days the result stays valid after completion (default 365). */
             validity_days?: number;
         };
+        /**
+         * AssessmentCreatedEvent
+         * @description An assessment was created through `POST /assessments` (it starts in `draft`). Opt-in: sent only to endpoints that subscribe to this type by name.
+         */
+        AssessmentCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and fan-out: deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "assessment.created";
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: uuid */
+            organization_id: string;
+            data: {
+                /** Format: uuid */
+                assessment_id: string;
+                /** Format: uuid */
+                supplier_id: string;
+                /** @enum {string} */
+                assessment_type: "self" | "supplier";
+            };
+        };
+        /**
+         * AssessmentStatusChangedEvent
+         * @description An assessment's status changed (the service's own transitions, entering `completed` included; re-saving the same status sends nothing). Opt-in: sent only to endpoints that subscribe to this type by name.
+         */
+        AssessmentStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and fan-out: deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "assessment.status_changed";
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: uuid */
+            organization_id: string;
+            data: {
+                /** Format: uuid */
+                assessment_id: string;
+                /** Format: uuid */
+                supplier_id: string;
+                /** @enum {string} */
+                previous_status: "draft" | "sent" | "in_progress" | "paused" | "completed" | "expired";
+                /** @enum {string} */
+                status: "draft" | "sent" | "in_progress" | "paused" | "completed" | "expired";
+            };
+        };
         /** Asset */
         Asset: {
             /** Format: uuid */
@@ -995,6 +1214,55 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * AssetConfirmedEvent
+         * @description A discovered asset was confirmed by the human review of the web application. Opt-in: sent only to endpoints that subscribe to this type by name.
+         */
+        AssetConfirmedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and fan-out: deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "asset.confirmed";
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: uuid */
+            organization_id: string;
+            data: {
+                /** Format: uuid */
+                asset_id: string;
+            };
+        };
+        /**
+         * AssetsUpsertedEvent
+         * @description A batch of `PUT /assets` was applied: the counts of the answer, sent for every batch that created or updated at least one asset. Opt-in: sent only to endpoints that subscribe to this type by name.
+         */
+        AssetsUpsertedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and fan-out: deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "assets.upserted";
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: uuid */
+            organization_id: string;
+            data: {
+                /** @enum {string} */
+                source: "manual" | "cloud";
+                cloud_provider: ("aws" | "gcp" | "azure" | "oci") | null;
+                /** @description Assets the batch created. */
+                created: number;
+                /** @description Existing assets whose attributes the batch changed. */
+                updated: number;
+                /** @description Items of the batch that were not applied. */
+                skipped: number;
+            };
         };
         /** AssetUpsert */
         AssetUpsert: {
@@ -1130,6 +1398,27 @@ export interface components {
                 details?: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /**
+         * Event
+         * @description An event of the workspace, exactly as its webhook deliveries carry it (the same `event_id`), also when no endpoint subscribed to its type. `data` is described per type under the document's `webhooks`.
+         */
+        Event: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and fan-out: deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "assessment.completed" | "report.ready" | "alert.created" | "action_plan_item.status_changed" | "supplier.created" | "assessment.created" | "assessment.status_changed" | "assets.upserted" | "asset.confirmed" | "action_plan_item.note_added";
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @description The event type's `data` (ids and minimum state), as its webhook payload schema gives it. */
+            data: {
+                [key: string]: unknown;
             };
         };
         /** ExportEnd */
@@ -1648,6 +1937,27 @@ export interface components {
             source?: unknown;
         };
         /**
+         * SupplierCreatedEvent
+         * @description A supplier was created through `POST /suppliers`. Opt-in: sent only to endpoints that subscribe to this type by name.
+         */
+        SupplierCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and fan-out: deduplicate on it.
+             */
+            event_id: string;
+            /** @enum {string} */
+            type: "supplier.created";
+            /** Format: date-time */
+            occurred_at: string;
+            /** Format: uuid */
+            organization_id: string;
+            data: {
+                /** Format: uuid */
+                supplier_id: string;
+            };
+        };
+        /**
          * SupplierDetail
          * @description A supplier with the number of its assessments; the response also carries `currency`.
          */
@@ -1717,7 +2027,7 @@ export interface components {
             /** Format: uuid */
             event_id: string;
             /** @enum {string} */
-            event_type: "assessment.completed" | "report.ready" | "alert.created" | "action_plan_item.status_changed";
+            event_type: "assessment.completed" | "report.ready" | "alert.created" | "action_plan_item.status_changed" | "supplier.created" | "assessment.created" | "assessment.status_changed" | "assets.upserted" | "asset.confirmed" | "action_plan_item.note_added";
             /** @description 1 for the first try. */
             attempt: number;
             /** @enum {string} */
@@ -1745,7 +2055,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("assessment.completed" | "report.ready" | "alert.created" | "action_plan_item.status_changed")[];
+            events: ("assessment.completed" | "report.ready" | "alert.created" | "action_plan_item.status_changed" | "supplier.created" | "assessment.created" | "assessment.status_changed" | "assets.upserted" | "asset.confirmed" | "action_plan_item.note_added")[];
             /** @description False while paused: by an operator, or by the service when its deliveries have all failed for WEBHOOK_DISABLE_AFTER (default 5 days). Re-enabling resumes delivery. */
             enabled: boolean;
             failing_since: string | null;
@@ -1926,6 +2236,7 @@ export interface operations {
                 q?: string;
                 /** @description Suppliers carrying this tag. */
                 tag?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
                 updated_since?: string;
             };
             header?: never;
@@ -2312,6 +2623,7 @@ export interface operations {
                 assessment_type?: "self" | "supplier";
                 /** @description Assessments whose validity ends (`expires_at`) strictly before this instant. */
                 expires_before?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
                 updated_since?: string;
             };
             header?: never;
@@ -2695,6 +3007,8 @@ export interface operations {
                 cursor?: string;
                 supplier_id?: string;
                 assessment_id?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -2923,6 +3237,8 @@ export interface operations {
                 cloud_provider?: "aws" | "gcp" | "azure" | "oci";
                 /** @description `confirmed` means a human reviewed the asset. PUT /assets never changes it. */
                 review_status?: "discovered" | "confirmed";
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -3148,6 +3464,8 @@ export interface operations {
                 cursor?: string;
                 criticality?: "low" | "medium" | "high" | "critical";
                 area_id?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -3236,6 +3554,8 @@ export interface operations {
                 /** @description Exact type, e.g. `product` or `service`. */
                 type?: string;
                 criticality?: "low" | "medium" | "high" | "critical";
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -3328,6 +3648,8 @@ export interface operations {
                 /** @description Activities whose `data_categories` holds this category. */
                 data_category?: string;
                 is_sensitive_data?: boolean;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -3425,6 +3747,8 @@ export interface operations {
                 cursor?: string;
                 product_service_id?: string;
                 resulting_criticality?: "low" | "medium" | "high" | "critical";
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -3519,6 +3843,8 @@ export interface operations {
                 source?: "manual" | "external_feed" | "derived";
                 /** @description A CVE identifier, e.g. CVE-2024-3094. */
                 cve_id?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -3615,6 +3941,8 @@ export interface operations {
                 category?: "human" | "biological" | "technological" | "legal" | "brand";
                 source_domain?: "vendor" | "cyber" | "privacy" | "human";
                 supplier_id?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -3964,6 +4292,8 @@ export interface operations {
                 status?: "active" | "expired" | "revoked";
                 /** @description Letters in force at this instant. */
                 valid_on?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -4056,6 +4386,8 @@ export interface operations {
                 supplier_id?: string;
                 /** @description Exact match, e.g. open. */
                 status?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -4590,6 +4922,8 @@ export interface operations {
                 cursor?: string;
                 category?: "risk_trend" | "supplier_concentration" | "compliance_gap" | "scanner_health" | "assessment_velocity" | "other";
                 severity?: "critical" | "high" | "medium" | "low";
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -4781,6 +5115,8 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `meta.next_cursor`. Opaque. */
                 cursor?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -4876,6 +5212,8 @@ export interface operations {
                 status?: "pending" | "delivering" | "delivered" | "failed" | "exhausted";
                 /** @description Attempts with attempted_at at or after this instant (inclusive). */
                 from?: string;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;
@@ -4946,6 +5284,92 @@ export interface operations {
                      *     }
                      */
                     "application/x-ndjson": components["schemas"]["WebhookDeliveryAttempt"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The workspace is not on the Enterprise plan, or the key lacks the webhooks:read scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50). Above 200 is rejected, not clamped. */
+                limit?: number;
+                /** @description The previous page's `meta.next_cursor`. Opaque. */
+                cursor?: string;
+                type?: "assessment.completed" | "report.ready" | "alert.created" | "action_plan_item.status_changed" | "supplier.created" | "assessment.created" | "assessment.status_changed" | "assets.upserted" | "asset.confirmed" | "action_plan_item.note_added";
+                /** @description Events with occurred_at at or after this instant (inclusive). */
+                from?: string;
+                /** @description Events with occurred_at at or before this instant (inclusive). */
+                to?: string;
+                /** @description The form of each item of `data`: `native` (default), the API's own; `ocsf`, an OCSF 1.8.0 event (schema `OcsfEvent`, docs/ocsf.md). The envelope, the order, the filters and the cursor are the same in both, and a cursor of one form continues in the other. */
+                format?: "native" | "ocsf";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event (`x-item-formats`, schema `OcsfEvent`). With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
+                     *           "type": "assessment.completed",
+                     *           "occurred_at": "2025-06-02T09:30:00.000000Z",
+                     *           "organization_id": "073d93c2-6786-4467-8327-7342ce462caf",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "feature_status": "available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        meta: components["schemas"]["CollectionMeta"];
+                    };
+                    /**
+                     * @example {
+                     *       "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
+                     *       "type": "assessment.completed",
+                     *       "occurred_at": "2025-06-02T09:30:00.000000Z",
+                     *       "organization_id": "073d93c2-6786-4467-8327-7342ce462caf",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Event"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5458,6 +5882,275 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ActionPlanItemStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time, is a failure and the attempt is retried later. Answer 400 to a signature that does not verify. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSupplierCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>`; one `v1` per valid secret while a secret is being rotated. Reject a `t` older than 5 minutes. */
+                "Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "df063f7d-5b9a-4188-8585-3145e021b941",
+                 *       "type": "supplier.created",
+                 *       "occurred_at": "2024-12-22T09:40:21.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
+                 *       "data": {
+                 *         "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupplierCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time, is a failure and the attempt is retried later. Answer 400 to a signature that does not verify. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAssessmentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>`; one `v1` per valid secret while a secret is being rotated. Reject a `t` older than 5 minutes. */
+                "Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "2bf3eb33-2b67-401e-8062-845b762ce6c7",
+                 *       "type": "assessment.created",
+                 *       "occurred_at": "2025-04-30T19:29:23.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
+                 *       "data": {
+                 *         "assessment_id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                 *         "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                 *         "assessment_type": "supplier"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssessmentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time, is a failure and the attempt is retried later. Answer 400 to a signature that does not verify. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAssessmentStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>`; one `v1` per valid secret while a secret is being rotated. Reject a `t` older than 5 minutes. */
+                "Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "29507e3f-06f1-4c6b-84ec-358fecffa5cb",
+                 *       "type": "assessment.status_changed",
+                 *       "occurred_at": "2025-04-10T20:29:29.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
+                 *       "data": {
+                 *         "assessment_id": "5048e02d-58cb-42bf-af72-0105375ff340",
+                 *         "supplier_id": "8f794010-aab7-4214-b246-a0531f000e57",
+                 *         "previous_status": "in_progress",
+                 *         "status": "completed"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssessmentStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time, is a failure and the attempt is retried later. Answer 400 to a signature that does not verify. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAssetsUpserted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>`; one `v1` per valid secret while a secret is being rotated. Reject a `t` older than 5 minutes. */
+                "Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "40b8df80-3e65-4253-88b3-28772a2150cb",
+                 *       "type": "assets.upserted",
+                 *       "occurred_at": "2025-05-16T04:24:59.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
+                 *       "data": {
+                 *         "source": "cloud",
+                 *         "cloud_provider": "aws",
+                 *         "created": 12,
+                 *         "updated": 3,
+                 *         "skipped": 0
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssetsUpsertedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time, is a failure and the attempt is retried later. Answer 400 to a signature that does not verify. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAssetConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>`; one `v1` per valid secret while a secret is being rotated. Reject a `t` older than 5 minutes. */
+                "Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "d9545574-d3e6-4890-84f0-4b0ab38e267c",
+                 *       "type": "asset.confirmed",
+                 *       "occurred_at": "2025-05-16T04:24:59.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
+                 *       "data": {
+                 *         "asset_id": "a0276d98-03e4-4431-baff-823a9091734b"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssetConfirmedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledges the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none in time, is a failure and the attempt is retried later. Answer 400 to a signature that does not verify. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onActionPlanItemNoteAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>`; one `v1` per valid secret while a secret is being rotated. Reject a `t` older than 5 minutes. */
+                "Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "0408ea97-85dd-42c4-8a20-8dbaaecba38c",
+                 *       "type": "action_plan_item.note_added",
+                 *       "occurred_at": "2025-04-15T15:33:12.000000Z",
+                 *       "organization_id": "5d7b3571-63b3-4974-825d-730d28cd82d8",
+                 *       "data": {
+                 *         "action_plan_item_id": "e80b0377-2ce9-4513-8708-a51ff2dfeadb",
+                 *         "action_plan_id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                 *         "status": "pending"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionPlanItemNoteAddedEvent"];
             };
         };
         responses: {

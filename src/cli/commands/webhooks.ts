@@ -1,13 +1,14 @@
 // Webhook endpoints and their delivery attempts.
 import { type Command, Option } from 'commander';
-import { type EventType, EventTypes } from '../../contract/events.js';
+import { ContractEventTypes, type EventType, EventTypes } from '../../contract/events.js';
 import { type DeliveryStatus, DeliveryStatuses } from '../../schema/fields.js';
 import { act, type Io } from '../command.js';
 import { CliError } from '../errors.js';
 import { examples, integer, list, pick, requireChanges, since } from '../options.js';
 import { type Column, count, print, printWithSecret, record, table } from '../output.js';
 
-const eventsHelp = `comma-separated events, or "all": ${EventTypes.join(', ')}`;
+// "all" is the contract's four types: the opt-in ones are subscribed to by name (P177).
+const eventsHelp = `comma-separated events: ${EventTypes.join(', ')}; or "all" for ${ContractEventTypes.join(', ')}`;
 
 export function webhookCommands(program: Command): void {
   const endpoints = program
@@ -36,7 +37,7 @@ function registerCommands(endpoints: Command): void {
       'register an endpoint and print its signing secret, once (POST /admin/workspaces/{id}/webhook-endpoints)',
     )
     .requiredOption('--url <url>', 'https:// URL that receives the events')
-    .requiredOption('--events <list>', eventsHelp, list(EventTypes))
+    .requiredOption('--events <list>', eventsHelp, list(ContractEventTypes))
     .option('--description <text>', 'free text')
     .addHelpText(
       'after',
@@ -92,7 +93,7 @@ function changeCommands(endpoints: Command): void {
     .command('update <endpoint-id>')
     .description('change an endpoint (PATCH /admin/webhook-endpoints/{id})')
     .option('--url <url>', 'new URL')
-    .option('--events <list>', eventsHelp, list(EventTypes))
+    .option('--events <list>', eventsHelp, list(ContractEventTypes))
     .option('--description <text>', 'new description ("" clears it)')
     .addOption(new Option('--enable', 'deliver events again').conflicts('disable'))
     .addOption(new Option('--disable', 'stop delivering events'))

@@ -4,7 +4,8 @@
 //   - any accepted status may follow any other;
 //   - an actual change appends a history entry, sets `completed_at` on entering `completed` (clears it on
 //     leaving), records `action_plan_item.status_changed` and an audit entry, all in the caller's transaction;
-//   - the same status appends a history entry only when the request carries a note, and emits no event.
+//   - the same status appends a history entry only when the request carries a note, and emits only the opt-in
+//     `action_plan_item.note_added` (P177).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import type { EventRecorder } from '../../events/outbox.js';
 import type { AuditAction } from '../../storage/audit.js';
@@ -83,6 +84,12 @@ export async function changeItemStatus(
   } else {
     // Same status with a note: the history changed, so the write is audited, but nothing is emitted.
     await audit('action_plan_item.note_added', target, {
+      action_plan_id: current.action_plan_id,
+      status: current.status,
+    });
+    // Opt-in (P177); the note itself is not in the payload (free text stays with action_plans:read).
+    await events('action_plan_item.note_added', {
+      action_plan_item_id: itemId,
       action_plan_id: current.action_plan_id,
       status: current.status,
     });

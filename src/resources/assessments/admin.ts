@@ -4,6 +4,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { validationFailed } from '../../contract/errors.js';
 import type { OperatorHandlers } from '../../http/operator.js';
+import type { AssessmentStatus as AssessmentStatuses } from '../../schema/fields.js';
 import type { assessmentsLifecycle } from './lifecycle.js';
 import { readAssessment } from './routes.js';
 
@@ -20,10 +21,10 @@ export const assessmentsAdmin: OperatorHandlers<typeof assessmentsLifecycle> = {
       workspaceId: input.workspace_id,
     } as const;
     return ctx.write(located, async ({ tenant, events, audit }) => {
-      const [before] = await tenant.query<{ status: string }>(
-        'select status from assessments where workspace_id = $ws and id = $1 for update',
-        [id],
-      );
+      const [before] = await tenant.query<{
+        status: (typeof AssessmentStatuses)[number];
+        supplier_id: string;
+      }>('select status, supplier_id from assessments where workspace_id = $ws and id = $1 for update', [id]);
       // Entering completed starts the validity (completed_at); re-saving completed keeps it, and keeps the
       // decision unless one is given. Expiry keeps the result; re-opening (draft, sent, in_progress,
       // paused) clears it, so a re-opened assessment shows no decision and no validity end.
@@ -53,6 +54,15 @@ export const assessmentsAdmin: OperatorHandlers<typeof assessmentsLifecycle> = {
           assessment_id: id,
           supplier_id: completed.supplier_id,
           status: 'completed',
+        });
+      }
+      // Opt-in (P177): an actual change of status; entering `completed` sends both events.
+      if (before && before.status !== input.status) {
+        await events('assessment.status_changed', {
+          assessment_id: id,
+          supplier_id: before.supplier_id,
+          previous_status: before.status,
+          status: input.status,
         });
       }
       await audit(

@@ -6,7 +6,7 @@ import { conflict } from '../../contract/errors.js';
 import { getOperation, listOperation } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
 import { collectionSchema } from '../../schema/collection.js';
-import { DateTime, StringEnum } from '../../schema/fields.js';
+import { StringEnum } from '../../schema/fields.js';
 import { Assessment, AssessmentCreate, Gap, GapSeverity } from './schema.js';
 
 const TAG = 'Assessments';
@@ -25,7 +25,6 @@ export const listAssessments = listOperation({
       format: 'date-time',
       description: 'Assessments whose validity ends (`expires_at`) strictly before this instant.',
     }),
-    updated_since: DateTime,
   },
 });
 

@@ -82,6 +82,12 @@ const create = handle(createAssessment, async (ctx, { body: input }) => {
     { type: 'assessment', id },
     { supplier_id: input.supplier_id, assessment_type: input.assessment_type },
   );
+  // Opt-in (P177).
+  await ctx.events('assessment.created', {
+    assessment_id: id,
+    supplier_id: input.supplier_id,
+    assessment_type: input.assessment_type,
+  });
   return { status: 201, body: (await readAssessment(ctx.tenant, id)) ?? '' };
 });
 
@@ -111,7 +117,6 @@ export const assessmentsRoutes: Route[] = [
     order: NEWEST_FIRST,
     where: {
       expires_before: `${expiresAtSql('t')} < ?::timestamptz`,
-      updated_since: 't.updated_at >= ?::timestamptz',
     },
   }),
   create,

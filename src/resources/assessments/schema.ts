@@ -2,11 +2,20 @@
 // Gap: risk-data-api.md "Gap (element of an assessment's gap list)", resources.md "Gap".
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { DateTime, Nullable, StringEnum, Usd, Uuid, VendorProfile } from '../../schema/fields.js';
+import {
+  AssessmentStatus,
+  AssessmentType,
+  DateTime,
+  Nullable,
+  StringEnum,
+  Usd,
+  Uuid,
+  VendorProfile,
+} from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
 
-export const AssessmentStatus = ['draft', 'sent', 'in_progress', 'paused', 'completed', 'expired'] as const;
-export const AssessmentType = ['self', 'supplier'] as const;
+// The event catalogue names these two too (src/schema/fields.ts).
+export { AssessmentStatus, AssessmentType };
 export const AssessmentDecision = ['approved', 'approved_with_caveats', 'rejected'] as const;
 export const GapSeverity = ['low', 'medium', 'high'] as const;
 

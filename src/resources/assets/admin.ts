@@ -9,7 +9,7 @@ const assetJson = Asset.json('t', { pii: true });
 
 export const assetsAdmin: OperatorHandlers<typeof assetsLifecycle> = {
   confirmAsset: (ctx, { params: { id } }) =>
-    ctx.write({ table: 'assets', id, what: 'asset' }, async ({ tenant, audit }) => {
+    ctx.write({ table: 'assets', id, what: 'asset' }, async ({ tenant, audit, events }) => {
       const [asset] = await tenant.query<{ review_status: string }>(
         'select review_status from assets where workspace_id = $ws and id = $1 for update',
         [id],
@@ -22,6 +22,8 @@ export const assetsAdmin: OperatorHandlers<typeof assetsLifecycle> = {
           [id],
         );
         await audit('asset.confirmed', { type: 'asset', id });
+        // Opt-in (P177).
+        await events('asset.confirmed', { asset_id: id });
       }
       const [row] = await tenant.query<{ j: string }>(
         `select ${assetJson} as j from assets t where t.workspace_id = $ws and t.id = $1`,

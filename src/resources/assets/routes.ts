@@ -6,7 +6,15 @@ import { handleList, NEWEST_FIRST } from '../../http/list.js';
 import { handle, type Route } from '../../http/route.js';
 import { bodyChecker, guard } from '../../http/validation.js';
 import { listAssets, upsertAssets } from './operations.js';
-import { Asset, AssetUpsertEnvelope, AssetUpsertItem, notAnObject, providerProblem } from './schema.js';
+import {
+  Asset,
+  type AssetSource,
+  AssetUpsertEnvelope,
+  AssetUpsertItem,
+  type CloudProvider,
+  notAnObject,
+  providerProblem,
+} from './schema.js';
 
 const checkEnvelope = bodyChecker(AssetUpsertEnvelope);
 const assetItem = guard(AssetUpsertItem);
@@ -116,6 +124,16 @@ const upsert = handle(upsertAssets, async (ctx, { body: input }) => {
     { type: 'workspace', id: ctx.key.workspaceId },
     { source, cloud_provider: cloudProvider, created, updated, skipped: skipped.length },
   );
+  // Opt-in (P177): a batch that changed something (the audit entry above records every batch).
+  if (created + updated > 0) {
+    await ctx.events('assets.upserted', {
+      source: source as (typeof AssetSource)[number],
+      cloud_provider: cloudProvider as (typeof CloudProvider)[number] | null,
+      created,
+      updated,
+      skipped: skipped.length,
+    });
+  }
   return { status: 200, body: JSON.stringify({ created, updated, skipped }) };
 });
 

@@ -1,7 +1,16 @@
 // Asset: risk-data-api.md "Asset" and "Assets", resources.md "Asset", decision 34.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { Criticality, DateTime, FreeObject, Nullable, StringEnum, Uuid } from '../../schema/fields.js';
+import {
+  AssetSource,
+  CloudProvider,
+  Criticality,
+  DateTime,
+  FreeObject,
+  Nullable,
+  StringEnum,
+  Uuid,
+} from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
 
 export const AssetType = [
@@ -14,8 +23,8 @@ export const AssetType = [
   'other',
 ] as const;
 export const Exposure = ['internal', 'exposed'] as const;
-export const AssetSource = ['manual', 'cloud'] as const;
-export const CloudProvider = ['aws', 'gcp', 'azure', 'oci'] as const;
+// The event catalogue names these two too (src/schema/fields.ts).
+export { AssetSource, CloudProvider };
 export const ReviewStatus = ['discovered', 'confirmed'] as const;
 
 /** Items per PUT /assets (risk-data-api.md "Limits"). */

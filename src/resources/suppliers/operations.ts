@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import { conflict } from '../../contract/errors.js';
 import { getOperation, listOperation } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
-import { DateTime } from '../../schema/fields.js';
 import { Supplier, SupplierCreate, SupplierDetail } from './schema.js';
 
 const TAG = 'Suppliers';
@@ -35,7 +34,6 @@ export const listSuppliers = listOperation({
   filters: {
     q: SupplierSearch,
     tag: Type.String({ minLength: 1, maxLength: 64, description: 'Suppliers carrying this tag.' }),
-    updated_since: DateTime,
   },
 });
 

@@ -66,6 +66,8 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
     );
     throw duplicateDomain(existing?.id ?? '', domain ?? '');
   }
+  // Opt-in (P177): in the event log, and to the endpoints that subscribed to it by name.
+  await ctx.events('supplier.created', { supplier_id: id });
   return {
     status: 201,
     body: full.render(created),
@@ -80,7 +82,6 @@ export const suppliersRoutes: Route[] = [
       // P160: a prefix of the lowered name or domain, LIKE's wildcards escaped (indexes of migration 0019).
       q: `(lower(t.name) like ${PREFIX} or lower(t.domain) like ${PREFIX})`,
       tag: 't.tags @> array[?::text]',
-      updated_since: 't.updated_at >= ?::timestamptz',
     },
   }),
   create,

@@ -115,6 +115,7 @@ function exampleValue(schema: TSchema): unknown {
   if (s.properties)
     return Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, exampleValue(v)]));
   if (s.format === 'uuid') return NIL_UUID;
+  if ((s as { type?: string }).type === 'integer') return 0;
   throw new Error(`no example for schema ${JSON.stringify(schema)}`);
 }
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';

@@ -6,6 +6,7 @@ import { EventTypes } from '../../contract/events.js';
 import {
   DateTime,
   DeliveryStatuses,
+  FreeObject,
   Nullable,
   StringEnum,
   Uuid,
@@ -42,6 +43,36 @@ export const WebhookEndpoint = defineResource({
     ),
     created_at: field(DateTime),
     updated_at: field(DateTime),
+  },
+});
+
+/**
+ * One event of the workspace as GET /v1/events serves it (P172): the payload its webhook deliveries carry,
+ * field for field and byte for byte. The fields are read from the stored event (the view `event_log` leaves
+ * out test events, migration 0020); `data` is the stored payload's own text, so its bytes are the webhook's.
+ */
+export const Event = defineResource({
+  name: 'Event',
+  table: 'event_log',
+  description:
+    'An event of the workspace, exactly as its webhook deliveries carry it (the same `event_id`), also when ' +
+    "no endpoint subscribed to its type. `data` is described per type under the document's `webhooks`.",
+  fields: {
+    event_id: field(
+      Type.String({ format: 'uuid', description: 'Stable across retries and fan-out: deduplicate on it.' }),
+      { sql: '$t.id' },
+    ),
+    type: field(StringEnum(EventTypes)),
+    occurred_at: field(DateTime),
+    organization_id: field(Uuid, { sql: '$t.workspace_id' }),
+    data: field(
+      Type.Unsafe<Record<string, unknown>>({
+        ...FreeObject,
+        description:
+          "The event type's `data` (ids and minimum state), as its webhook payload schema gives it.",
+      }),
+      { sql: "($t.payload::json -> 'data')" },
+    ),
   },
 });
 
