@@ -8,6 +8,7 @@ import {
   ADDRESS_BUCKETS,
   ADMIN_FAILURE_BUCKETS,
   type Bucket,
+  EXPORT_BUCKETS,
   PDF_BUCKETS,
   type RateLimiter,
   REFERENCE_BUCKETS,
@@ -60,6 +61,7 @@ export async function createServices(options: {
       reference: REFERENCE_BUCKETS,
       adminFailures: ADMIN_FAILURE_BUCKETS,
       webhookTests: WEBHOOK_TEST_BUCKETS,
+      exports: EXPORT_BUCKETS,
       ...options.buckets,
     },
   };

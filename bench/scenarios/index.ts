@@ -2,6 +2,7 @@
 import type { Scenario } from '../scenario.js';
 import { auditResume } from './audit-resume.js';
 import { eventsFeed } from './events-feed.js';
+import { exportStream } from './export.js';
 import { gaps } from './gaps.js';
 import { getSupplier } from './get-supplier.js';
 import { listDeep } from './list-deep.js';
@@ -22,4 +23,5 @@ export const scenarios: readonly Scenario[] = [
   postSuppliers,
   startup,
   webhooks,
+  exportStream,
 ];

@@ -9,8 +9,9 @@
 //   - only operations called with an API key; those open to anyone (the document, the reference page, the
 //     signed file URL) are not methods;
 //   - the namespace is the path's first segment in camelCase (`/business-processes` → `businessProcesses`);
-//   - GET `/{ns}`: `list…` → `list` (every item, following cursors) and `listPage` (one page); `get…` → `get`
-//     (by query);
+//   - GET `/{ns}`: `list…` → `list` (every item, following cursors), `listPage` (one page) and, when the answer
+//     can be a stream of JSON lines (application/x-ndjson), `export` (every item in one response); `get…` →
+//     `get` (by query);
 //   - GET `/{ns}/{id}` → `get` (by id);
 //   - GET `/{ns}/{id}/{sub}` → `{sub}` in camelCase: by id and query, or, when the operation answers 302, the
 //     download the redirect leads to;
@@ -31,11 +32,12 @@ if ((mode !== undefined && mode !== '--check') || extra.length > 0) {
 const camel = (text) => text.replace(/[-_](\w)/g, (_, letter) => letter.toUpperCase());
 const verbOf = (operationId) => operationId.match(/^[a-z]+/)?.[0];
 // The order of a namespace's methods: collection, single resource, writes, then sub-resources by path.
-const ORDER = ['list', 'listPage', 'get', 'create', 'upsert', 'update'];
+const ORDER = ['list', 'listPage', 'export', 'get', 'create', 'upsert', 'update'];
 // What a kind adds to the operation's summary in the method's comment.
 const NOTES = {
   list: 'every item, page after page',
   listPage: 'one page (pass `cursor` to continue from one)',
+  export: 'every item in one stream, one snapshot (`nextCursor` continues after it)',
   download: 'follows the redirect and returns the file',
 };
 
@@ -51,6 +53,7 @@ function methodsOf(method, path, operation) {
         return [
           ['list', 'list'],
           ['listPage', 'listPage'],
+          ...(operation.responses['200']?.content?.['application/x-ndjson'] ? [['export', 'export']] : []),
         ];
       if (verb === 'get') return [['get', 'read']];
       break;

@@ -30,6 +30,7 @@ export {
   UnexpectedResponseError,
   ValidationFailedError,
 } from './errors.js';
+export { Export } from './export.js';
 export type { components, operations, paths } from './generated/openapi.js';
 export { type ItemOf, Paginated } from './pagination.js';
 export type { SignatureCheck } from './signing.js';

@@ -1,8 +1,10 @@
 // The kinds of method the client's namespaces are made of, one per shape of operation in the document. Which
 // operation gets which kind, under which name, is decided by sdk/scripts/client-methods.mjs from the document
 // and written to generated/client.ts; this file says what each kind does.
+
+import { Export, NDJSON } from './export.js';
 import type { paths } from './generated/openapi.js';
-import { Paginated } from './pagination.js';
+import { type ItemOf, Paginated } from './pagination.js';
 import {
   type PostRequestOptions,
   type RequestOptions,
@@ -24,6 +26,19 @@ export function methodKinds(api: Transport) {
           (cursor) => api.json('GET', path, { query: { ...query, cursor } }, options),
           (query as { cursor?: string } | undefined)?.cursor,
         ),
+    /**
+     * A collection: every item in one streamed response (application/x-ndjson), one snapshot; `nextCursor` is
+     * set once the loop ends. `options.timeoutMs` bounds the wait for the response, not the stream.
+     */
+    export:
+      <P extends keyof paths>(path: P) =>
+      (query?: Omit<Query<P>, 'limit'>, options?: RequestOptions) =>
+        new Export<ItemOf<Result<P>>>(async () => {
+          const url = api.url(path, undefined, query);
+          const response = await api.send('GET', url, { headers: { accept: NDJSON }, stream: true }, options);
+          if (!response.ok) throw await unexpected(response, url.pathname);
+          return response;
+        }),
     /** A collection: one page (pass `cursor` to continue from one). */
     listPage:
       <P extends keyof paths>(path: P) =>

@@ -210,7 +210,7 @@ export class Transport {
   async send(
     method: string,
     url: URL,
-    init: { headers?: Record<string, string>; body?: string; authenticated?: boolean },
+    init: { headers?: Record<string, string>; body?: string; authenticated?: boolean; stream?: boolean },
     options: RequestOptions = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...init.headers };
@@ -233,14 +233,26 @@ export class Transport {
       this.emit('request', requestEvent);
       let response: Response;
       try {
-        const timeout = AbortSignal.timeout(timeoutMs);
-        response = await this.fetch(url, {
-          method,
-          headers,
-          body: init.body,
-          redirect: 'manual',
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        });
+        // A stream's body may take longer than the timeout: then it bounds the wait for the response only.
+        const streamTimer = init.stream ? new AbortController() : undefined;
+        const timer =
+          streamTimer &&
+          setTimeout(
+            () => streamTimer.abort(new DOMException('The operation timed out.', 'TimeoutError')),
+            timeoutMs,
+          );
+        const timeout = streamTimer ? streamTimer.signal : AbortSignal.timeout(timeoutMs);
+        try {
+          response = await this.fetch(url, {
+            method,
+            headers,
+            body: init.body,
+            redirect: 'manual',
+            signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          });
+        } finally {
+          clearTimeout(timer);
+        }
       } catch (cause) {
         throwIfAborted(signal, method, path);
         if (retry >= maxRetries)

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { packageVersion } from '../version.js';
 import { auditCommands } from './commands/audit.js';
 import { dataCommands } from './commands/data.js';
+import { exportCommand } from './commands/export.js';
 import { keyCommands } from './commands/keys.js';
 import { lifecycleCommands } from './commands/lifecycle.js';
 import { mcpCommand } from './commands/mcp.js';
@@ -29,7 +30,7 @@ Environment:
   ADMIN_URL      management API origin, default ${DEFAULT_ADMIN_URL}
   ADMIN_TOKEN    bearer token of the management API (printed once by the server on first start)
   DATABASE_URL, DATA_DIR   used by "migrate" and "store copy" only
-  TPRM_API_URL, TPRM_API_KEY   used by "mcp" only (the public API and its key)
+  TPRM_API_URL, TPRM_API_KEY   used by "mcp" and "export" only (the public API and its key)
   A .env file in the current directory is read too; the environment wins.
 
 Exit codes: 0 success, 1 the operation failed (message and API error code on stderr; with --json, one
@@ -49,6 +50,7 @@ ${examples([
   dataCommands(program);
   lifecycleCommands(program);
   auditCommands(program);
+  exportCommand(program);
   storeCommands(program);
   mcpCommand(program);
   serveCommand(program);

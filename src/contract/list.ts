@@ -8,6 +8,7 @@ import { CursorParam, collectionSchema, LimitParam } from '../schema/collection.
 import { DateTime, type Scope } from '../schema/fields.js';
 import { FormatParam, OcsfEvent } from '../schema/ocsf.js';
 import type { FieldSpec, Resource } from '../schema/resource.js';
+import { ErrorSchema } from './errors.js';
 import { type ApiKeyAuth, apiKey, type Operation, operation } from './operation.js';
 
 /** What binding a list needs beyond its schemas. */
@@ -39,6 +40,41 @@ export type ListOperation<
   U extends string = string,
   F extends Record<string, TSchema> = Record<string, TSchema>,
 > = Operation<ApiKeyAuth, U, TObject, undefined, undefined> & { readonly list: ListSpec<F> };
+
+/** The media type of a list's whole-collection export (http/export.ts). */
+export const NDJSON = 'application/x-ndjson';
+
+const EXPORT_DESCRIPTION =
+  'With `Accept: application/x-ndjson`, every matching row instead, one JSON object per ' +
+  'line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose ' +
+  'cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, ' +
+  'when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports ' +
+  'also count against their own hourly budget.';
+
+// The last line of a complete export (P196).
+const ExportEnd = Type.Object(
+  {
+    meta: Type.Object(
+      {
+        next_cursor: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'The cursor after the last row exported (the one sent when none was exported; null when neither).',
+        }),
+        count: Type.Integer({ minimum: 0, description: 'Rows exported.' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: 'ExportEnd' },
+);
+
+/** One line of an export: a record, then the end line, or an error line when the export failed midway. */
+function exportLineSchema(item: TSchema): TSchema {
+  return Type.Union([item, ExportEnd, ErrorSchema], {
+    description:
+      'One line: a record; the last line is `ExportEnd`, or an `Error` when the export failed midway.',
+  });
+}
 
 /** `updated_since`, as every collection of changing records takes it (P178). */
 const UpdatedSince = Type.String({
@@ -122,9 +158,10 @@ export function listOperation<
         200: {
           description: options.ocsf
             ? 'A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event ' +
-              '(`x-item-formats`, schema `OcsfEvent`).'
-            : 'A page of results.',
+              `(\`x-item-formats\`, schema \`OcsfEvent\`). ${EXPORT_DESCRIPTION}`
+            : `A page of results. ${EXPORT_DESCRIPTION}`,
           schema: collectionSchema(resource.schema, { currency: options.currency }),
+          lines: { mediaType: NDJSON, schema: exportLineSchema(resource.schema) },
           ...(options.ocsf ? { itemFormats: { ocsf: OcsfEvent } } : {}),
         },
       },

@@ -28,7 +28,14 @@ export const none = () => ({ kind: 'none' }) as const;
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The named sets of rate-limit buckets (http/rate-limit.ts has the production values). */
-export type BucketSet = 'workspace' | 'address' | 'pdf' | 'reference' | 'adminFailures' | 'webhookTests';
+export type BucketSet =
+  | 'workspace'
+  | 'address'
+  | 'pdf'
+  | 'reference'
+  | 'adminFailures'
+  | 'webhookTests'
+  | 'exports';
 
 /** A response an operation declares: the OpenAPI document is generated from these (src/openapi/). */
 export interface ResponseSpec {
@@ -43,6 +50,11 @@ export interface ResponseSpec {
   itemFormats?: Readonly<Record<string, TSchema>>;
   /** Media types of a body that is not JSON (a file, a page). */
   mediaTypes?: readonly string[];
+  /**
+   * The same answer as a stream of JSON lines, chosen by Accept (a list's export, http/export.ts): its media
+   * type and the schema of one line.
+   */
+  lines?: { mediaType: string; schema: TSchema };
   /** Headers the handler itself sets on this response (the pipeline's own are known to the generator). */
   headers?: readonly ResponseHeader[];
   /** Error bodies of this status, made by the functions the handler throws (examples in the document). */

@@ -8,6 +8,8 @@ import { notFound } from '../contract/errors.js';
 import type { GetOperation, ListOperation } from '../contract/list.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
+import { exportList } from './export.js';
+import { asksForStream } from './negotiation.js';
 import { cursorBinding, renderPage, USD } from './pagination.js';
 import { handle, type Route } from './route.js';
 
@@ -129,6 +131,14 @@ export function handleList<O extends ListOperation>(
     const { format, ...filters } = q as typeof q & { format?: string };
     const binding = cursorBinding(ctx.key.workspaceId, id, filters);
     const after = cursor ? ctx.services.cursors.decode(binding, cursor) : null;
+    // The whole collection as a stream (http/export.ts): same filters, scopes and redaction.
+    if (asksForStream(ctx.request.headers.accept))
+      return exportList(ctx, query, {
+        query: q,
+        after,
+        pii: list.resource.hasPii && ctx.hasScope('pii:read'),
+        cursorAfter: (last) => (last ? ctx.services.cursors.encode(binding, last) : (cursor ?? null)),
+      });
     const page = await fetchPage(ctx.tenant, query, {
       query: q,
       after,

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis as RedisClient } from 'ioredis';
 import type { Logger } from 'pino';
-import { WEBHOOK_TESTS_PER_MINUTE } from '../contract/limits.js';
+import { EXPORTS_PER_HOUR, WEBHOOK_TESTS_PER_MINUTE } from '../contract/limits.js';
 
 export interface Bucket {
   name: string;
@@ -70,6 +70,12 @@ export const WORKSPACE_BUCKETS: readonly Bucket[] = Object.freeze([
  * name differs from 'hour' so both hour counters can live under one key. */
 export const PDF_BUCKETS: readonly Bucket[] = Object.freeze([
   { name: 'pdf-hour', limit: 60, windowMs: HOUR },
+]);
+
+/** A list asked for as a stream (`application/x-ndjson`, http/export.ts) counts against these as well as
+ * WORKSPACE_BUCKETS, like a PDF (P197). */
+export const EXPORT_BUCKETS: readonly Bucket[] = Object.freeze([
+  { name: 'export-hour', limit: EXPORTS_PER_HOUR, windowMs: HOUR },
 ]);
 
 /** Per client address for requests without a valid key (decision 29). Generous enough for several

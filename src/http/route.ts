@@ -3,6 +3,7 @@
 // forget one. The public contracts are declared in src/resources/ (operations.ts), a slice's handler module binds
 // each to its handler with `handle`; the operator's are bound in management/handlers.ts.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, internalError, notFound } from '../contract/errors.js';
@@ -35,6 +36,7 @@ import {
   readIdempotencyKey,
   runIdempotent,
 } from './idempotency.js';
+import { asksForStream } from './negotiation.js';
 import type { BoundOperation, OperatorContext } from './operator.js';
 import type { CursorCodec } from './pagination.js';
 import type { Bucket, RateDecision, RateLimiter } from './rate-limit.js';
@@ -64,6 +66,12 @@ export interface RouteContext<S extends PublicServices = PublicServices> {
   events: EventRecorder;
   requestId: string;
   hasScope(scope: Scope): boolean;
+  /**
+   * Runs `work` on one read-only REPEATABLE READ transaction of the caller's workspace: every statement sees
+   * the same snapshot (a whole-collection export, http/export.ts). On the embedded store the transaction holds
+   * its only session, so every other request waits for it: callers there read without one (P194).
+   */
+  snapshot<T>(work: (tenant: TenantDb) => Promise<T>): Promise<T>;
   /** Writes the audit entry of an API write, attributed to the human who created the key (decision 26). */
   audit(
     action: AuditAction,
@@ -83,6 +91,8 @@ export interface RouteReply {
    */
   withoutPii?: string;
   headers?: Record<string, string>;
+  /** A body streamed as it is produced, of this media type (a list's export, http/export.ts), instead of `body`. */
+  stream?: { body: Readable; contentType: string };
 }
 
 /** What the handler of an operation that needs no key works with: the request, and the reply it sends. */
@@ -324,8 +334,11 @@ const keyAuthentication: Step<PublicServices, KeyPassage> = (operation, services
   const buckets = operation.extraBuckets
     ? [...services.buckets.workspace, ...services.buckets[operation.extraBuckets]]
     : services.buckets.workspace;
+  // A list asked for as a stream counts against the export budget too (P197).
+  const exportBuckets = 'list' in operation ? [...buckets, ...services.buckets.exports] : null;
   return async (passage) => {
-    passage.auth = await authenticate(services, buckets, scope, passage.request, passage.reply);
+    const counted = exportBuckets && asksForStream(passage.request.headers.accept) ? exportBuckets : buckets;
+    passage.auth = await authenticate(services, counted, scope, passage.request, passage.reply);
   };
 };
 
@@ -431,6 +444,11 @@ function executeWithKey<S extends PublicServices>(services: S, route: Route<Oper
         },
         requestId: request.id,
         hasScope: (scope) => key.scopes.has(scope),
+        snapshot: (work) =>
+          services.db.transaction(async (snapshotTx) => {
+            await snapshotTx.query('set transaction isolation level repeatable read, read only');
+            return work(tenantDb.within(snapshotTx));
+          }),
         audit: async (action, target, metadata) => {
           if (!unit) throw new Error('audit entries are written by write routes, inside their transaction');
           await unit.audit(action, target, metadata);
@@ -483,6 +501,11 @@ function executeWithKey<S extends PublicServices>(services: S, route: Route<Oper
       }
     }
     if (result.headers) for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
+    if (result.stream)
+      return reply
+        .code(result.status)
+        .header('content-type', result.stream.contentType)
+        .send(result.stream.body);
     const sent =
       result.withoutPii !== undefined && !key.scopes.has('pii:read') ? result.withoutPii : result.body;
     if (sent === undefined || sent === '') return reply.code(result.status).send();

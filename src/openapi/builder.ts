@@ -284,7 +284,17 @@ export function describeOperations(
           ? createdExample(plain(spec.schema), requestExample, spec.created, RESPONSE_EXAMPLES)
           : undefined;
       const responseBody = spec.schema
-        ? content(spec.schema, example ?? exampleOf(plain(spec.schema), RESPONSE_EXAMPLES))
+        ? {
+            ...content(spec.schema, example ?? exampleOf(plain(spec.schema), RESPONSE_EXAMPLES)),
+            ...(spec.lines
+              ? {
+                  [spec.lines.mediaType]: {
+                    schema: schemas.ref(spec.lines.schema),
+                    example: exampleOf(plain(spec.lines.schema), RESPONSE_EXAMPLES),
+                  },
+                }
+              : {}),
+          }
         : spec.mediaTypes
           ? Object.fromEntries(spec.mediaTypes.map((type) => [type, {}]))
           : errors.length > 0

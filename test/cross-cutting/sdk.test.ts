@@ -17,6 +17,7 @@ import {
   type ClientOptions,
   ConflictError,
   createClient,
+  Export,
   InsufficientScopeError,
   InternalError,
   InvalidApiKeyError,
@@ -624,9 +625,9 @@ describe('the SDK against the service', () => {
             if (typeof method !== 'function') continue;
             // Leading arguments (id, query, body) are placeholders: the call must end before any is used.
             const args = [...Array(method.length - 1).fill(randomUUID()), { signal: aborted }];
-            const result = method(...args) as Promise<unknown> | Paginated<unknown>;
+            const result = method(...args) as Promise<unknown> | Paginated<unknown> | Export<unknown>;
             const error = await rejection(
-              result instanceof Paginated ? result.toArray() : result,
+              result instanceof Paginated || result instanceof Export ? result.toArray() : result,
               TprmAbortError,
             );
             assert.equal((error.cause as Error).message, 'the caller gave up', `${namespace}.${name}`);
@@ -973,6 +974,7 @@ describe('the generated namespaces (sdk/scripts/client-methods.mjs, P155)', () =
     for (const expected of [
       'list list /suppliers',
       'listPage listPage /suppliers',
+      'export export /suppliers',
       'get retrieve /suppliers/{id}',
       'create create /suppliers',
       'gaps readOf /assessments/{id}/gaps',

@@ -173,6 +173,21 @@ export class Contract {
     const media = spec.content[type];
     if (!media) fail(`content type ${type} is not declared (${Object.keys(spec.content).join(', ')})`);
     if (!media?.schema) return;
+    if (type === 'application/x-ndjson') {
+      // A stream of JSON lines (a list's export): each line against the schema of one line.
+      const validateLine = this.compile(`${pointer}/content/${escapePointer(type)}/schema`);
+      if (!response.body.endsWith('\n')) fail('the stream does not end with a whole line');
+      for (const line of response.body.slice(0, -1).split('\n')) {
+        let item: unknown;
+        try {
+          item = JSON.parse(line);
+        } catch {
+          fail(`a line is not JSON: ${line.slice(0, 80)}`);
+        }
+        if (!validateLine(item)) fail(`line ${explain(validateLine.errors)}`);
+      }
+      return;
+    }
     let body: unknown;
     try {
       body = JSON.parse(response.body);

@@ -122,6 +122,7 @@ export class Harness {
         reference: GENEROUS_BUCKETS,
         adminFailures: GENEROUS_BUCKETS,
         webhookTests: GENEROUS_BUCKETS,
+        exports: GENEROUS_BUCKETS,
         ...options.buckets,
       },
       authCacheTtlMs: options.authCacheTtlMs,

@@ -9,6 +9,8 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/suppliers'),
     /** List suppliers, newest first (`GET /suppliers`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/suppliers'),
+    /** List suppliers, newest first (`GET /suppliers`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/suppliers'),
     /** Get one supplier, with its assessment count (`GET /suppliers/{id}`). */
     get: m.retrieve('/suppliers/{id}'),
     /** Create a supplier (`POST /suppliers`). */
@@ -19,6 +21,8 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/assessments'),
     /** List assessments, newest first (`GET /assessments`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/assessments'),
+    /** List assessments, newest first (`GET /assessments`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/assessments'),
     /** Get one assessment (`GET /assessments/{id}`). */
     get: m.retrieve('/assessments/{id}'),
     /** Create an assessment in draft (`POST /assessments`). */
@@ -31,6 +35,8 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/reports'),
     /** List reports, newest generated first (`GET /reports`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/reports'),
+    /** List reports, newest generated first (`GET /reports`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/reports'),
     /** Get one report (`GET /reports/{id}`). */
     get: m.retrieve('/reports/{id}'),
     /** Redirect to a signed download URL of the report PDF (`GET /reports/{id}/pdf`): follows the redirect and returns the file. */
@@ -41,6 +47,8 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/assets'),
     /** List assets, newest first (`GET /assets`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/assets'),
+    /** List assets, newest first (`GET /assets`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/assets'),
     /** Create or update up to 500 assets of one source (`PUT /assets`). */
     upsert: m.put('/assets'),
   },
@@ -49,36 +57,48 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/business-processes'),
     /** List business processes, newest first (`GET /business-processes`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/business-processes'),
+    /** List business processes, newest first (`GET /business-processes`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/business-processes'),
   },
   productsServices: {
     /** List products and services, newest first (`GET /products-services`): every item, page after page. */
     list: m.list('/products-services'),
     /** List products and services, newest first (`GET /products-services`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/products-services'),
+    /** List products and services, newest first (`GET /products-services`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/products-services'),
   },
   processingActivities: {
     /** List processing activities, newest first (`owner_name` only with pii:read) (`GET /processing-activities`): every item, page after page. */
     list: m.list('/processing-activities'),
     /** List processing activities, newest first (`owner_name` only with pii:read) (`GET /processing-activities`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/processing-activities'),
+    /** List processing activities, newest first (`owner_name` only with pii:read) (`GET /processing-activities`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/processing-activities'),
   },
   bia: {
     /** List business impact analyses, newest first (`GET /bia`): every item, page after page. */
     list: m.list('/bia'),
     /** List business impact analyses, newest first (`GET /bia`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/bia'),
+    /** List business impact analyses, newest first (`GET /bia`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/bia'),
   },
   threats: {
     /** List threats, newest first (`GET /threats`): every item, page after page. */
     list: m.list('/threats'),
     /** List threats, newest first (`GET /threats`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/threats'),
+    /** List threats, newest first (`GET /threats`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/threats'),
   },
   risks: {
     /** List risks, newest first (`GET /risks`): every item, page after page. */
     list: m.list('/risks'),
     /** List risks, newest first (`GET /risks`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/risks'),
+    /** List risks, newest first (`GET /risks`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/risks'),
     /** List every treatment of a risk, newest first, in one response (`GET /risks/{id}/treatments`). */
     treatments: m.readOf('/risks/{id}/treatments'),
   },
@@ -95,12 +115,16 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/risk-acceptances'),
     /** List risk acceptance letters, newest first (`GET /risk-acceptances`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/risk-acceptances'),
+    /** List risk acceptance letters, newest first (`GET /risk-acceptances`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/risk-acceptances'),
   },
   actionPlans: {
     /** List action plans, newest first (`GET /action-plans`): every item, page after page. */
     list: m.list('/action-plans'),
     /** List action plans, newest first (`GET /action-plans`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/action-plans'),
+    /** List action plans, newest first (`GET /action-plans`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/action-plans'),
     /** List the items of an action plan, newest first (`GET /action-plans/{id}/items`). */
     items: m.readOf('/action-plans/{id}/items'),
   },
@@ -123,29 +147,39 @@ export const namespaces = (m: MethodKinds) => ({
     list: m.list('/insights'),
     /** List insights, newest first (`GET /insights`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/insights'),
+    /** List insights, newest first (`GET /insights`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/insights'),
   },
   auditLogs: {
     /** Read the audit trail, oldest first (a resumable feed) (`GET /audit-logs`): every item, page after page. */
     list: m.list('/audit-logs'),
     /** Read the audit trail, oldest first (a resumable feed) (`GET /audit-logs`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/audit-logs'),
+    /** Read the audit trail, oldest first (a resumable feed) (`GET /audit-logs`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/audit-logs'),
   },
   webhookEndpoints: {
     /** List the registered webhook endpoints (`GET /webhook-endpoints`): every item, page after page. */
     list: m.list('/webhook-endpoints'),
     /** List the registered webhook endpoints (`GET /webhook-endpoints`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/webhook-endpoints'),
+    /** List the registered webhook endpoints (`GET /webhook-endpoints`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/webhook-endpoints'),
   },
   webhookDeliveries: {
     /** List delivery attempts with the response seen (`GET /webhook-deliveries`): every item, page after page. */
     list: m.list('/webhook-deliveries'),
     /** List delivery attempts with the response seen (`GET /webhook-deliveries`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/webhook-deliveries'),
+    /** List delivery attempts with the response seen (`GET /webhook-deliveries`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/webhook-deliveries'),
   },
   events: {
     /** Read the events of the workspace, oldest first (a resumable feed) (`GET /events`): every item, page after page. */
     list: m.list('/events'),
     /** Read the events of the workspace, oldest first (a resumable feed) (`GET /events`): one page (pass `cursor` to continue from one). */
     listPage: m.listPage('/events'),
+    /** Read the events of the workspace, oldest first (a resumable feed) (`GET /events`): every item in one stream, one snapshot (`nextCursor` continues after it). */
+    export: m.export('/events'),
   },
 });

@@ -1421,6 +1421,15 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** ExportEnd */
+        ExportEnd: {
+            meta: {
+                /** @description The cursor after the last row exported (the one sent when none was exported; null when neither). */
+                next_cursor: string | null;
+                /** @description Rows exported. */
+                count: number;
+            };
+        };
         /**
          * Gap
          * @description A control of the assessment that was not fully met.
@@ -2236,7 +2245,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2306,6 +2315,51 @@ export interface operations {
                         meta: components["schemas"]["CollectionMeta"];
                         currency: components["schemas"]["Currency"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "name": "Tandem Payroll Inc.",
+                     *       "domain": "tandem-payroll.com",
+                     *       "industry": "HR Services",
+                     *       "size": "small",
+                     *       "country": "US",
+                     *       "status": "active",
+                     *       "is_active": true,
+                     *       "criticality": "low",
+                     *       "risk_group": "G3",
+                     *       "vendor_profile": "P0",
+                     *       "tags": [
+                     *         "strategic"
+                     *       ],
+                     *       "source": "import",
+                     *       "annual_spend": 352168,
+                     *       "created_at": "2024-12-22T09:40:21.000000Z",
+                     *       "updated_at": "2025-05-31T01:43:25.000000Z",
+                     *       "email": "vendor-risk@tandem-payroll.com",
+                     *       "contacts": [
+                     *         {
+                     *           "name": "Nikhil Ivanova",
+                     *           "email": "nikhil.ivanova@tandem-payroll.com"
+                     *         },
+                     *         {
+                     *           "name": "Yusuf Chen",
+                     *           "email": "yusuf.chen@tandem-payroll.com"
+                     *         }
+                     *       ],
+                     *       "onboarding_data": {
+                     *         "questionnaire": "SIG Lite 2024",
+                     *         "data_access": "none",
+                     *         "hosting_regions": [
+                     *           "eu",
+                     *           "apac"
+                     *         ],
+                     *         "sso_supported": true,
+                     *         "subprocessor_count": 14,
+                     *         "ai_data_usage": "none"
+                     *       }
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Supplier"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2578,7 +2632,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2624,6 +2678,27 @@ export interface operations {
                         meta: components["schemas"]["CollectionMeta"];
                         currency: components["schemas"]["Currency"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "0dc01db6-6eaf-49fc-b9b7-c43d68ba6b9a",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "assessment_type": "supplier",
+                     *       "status": "draft",
+                     *       "decision": null,
+                     *       "vendor_profile": "P0",
+                     *       "score": null,
+                     *       "deadline": "2025-06-14T19:29:23.000000Z",
+                     *       "validity_days": 365,
+                     *       "sent_at": null,
+                     *       "completed_at": null,
+                     *       "expires_at": "2025-06-02T09:30:00.000000Z",
+                     *       "gap_count": 0,
+                     *       "contract_value": 120152,
+                     *       "created_at": "2025-04-30T19:29:23.000000Z",
+                     *       "updated_at": "2025-05-03T17:57:44.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Assessment"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2941,7 +3016,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2979,6 +3054,21 @@ export interface operations {
                         data: components["schemas"]["Report"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "9687852f-da29-426f-b508-0173d79e8332",
+                     *       "supplier_id": "bb39ee3e-bcc6-4115-a765-ef2a62298698",
+                     *       "assessment_id": null,
+                     *       "title": "Summit Hosting Pvt Ltd: executive summary",
+                     *       "report_type": "executive_summary",
+                     *       "narrative": "Summit Hosting Pvt Ltd supports 2 business processes. Summit Hosting Pvt Ltd (summit-hosting.in) scored 70 out of 100 with 6 open gaps. The weakest area was business continuity, where evidence was incomplete or outdated. The supplier meets the expected control baseline for its risk tier.",
+                     *       "pdf_status": "pending",
+                     *       "generated_at": "2025-03-27T17:50:23.000000Z",
+                     *       "created_at": "2025-03-27T17:50:23.000000Z",
+                     *       "updated_at": "2025-03-27T17:50:23.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Report"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3156,7 +3246,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3204,6 +3294,31 @@ export interface operations {
                         data: components["schemas"]["Asset"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "a0276d98-03e4-4431-baff-823a9091734b",
+                     *       "external_id": "arn:aws:ec2:eu-central-1:100000000000:instance/i-0596eb36900000000",
+                     *       "name": "mobile-api-0",
+                     *       "asset_type": "application",
+                     *       "technical_criticality": "low",
+                     *       "exposure": "internal",
+                     *       "region": "eu-central-1",
+                     *       "cloud_metadata": {
+                     *         "account": "prod-0",
+                     *         "instance_type": "D4s_v5",
+                     *         "tags": {
+                     *           "env": "staging",
+                     *           "owner": "data"
+                     *         }
+                     *       },
+                     *       "source": "cloud",
+                     *       "cloud_provider": "aws",
+                     *       "review_status": "confirmed",
+                     *       "created_at": "2025-05-12T09:44:50.000000Z",
+                     *       "updated_at": "2025-05-16T04:24:59.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Asset"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3358,7 +3473,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3394,6 +3509,19 @@ export interface operations {
                         data: components["schemas"]["BusinessProcess"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "00fde892-d694-4b4e-b71f-f9e8be85eff1",
+                     *       "name": "Order to cash",
+                     *       "description": "Steps, owners and systems supporting order to cash.",
+                     *       "area_id": "a081c9b2-45a3-4ed9-89ee-708903e3d577",
+                     *       "area_name": "Finance",
+                     *       "criticality": "low",
+                     *       "created_at": "2024-11-04T20:57:27.000000Z",
+                     *       "updated_at": "2025-02-20T08:10:32.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["BusinessProcess"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3435,7 +3563,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3473,6 +3601,19 @@ export interface operations {
                         meta: components["schemas"]["CollectionMeta"];
                         currency: components["schemas"]["Currency"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "4f9b495c-3457-49b2-a57b-7842be1abd3d",
+                     *       "name": "Online banking",
+                     *       "type": "service",
+                     *       "description": "Online banking offered to retail and business customers.",
+                     *       "criticality": "low",
+                     *       "annual_revenue": 1771762,
+                     *       "created_at": "2025-05-30T05:16:38.000000Z",
+                     *       "updated_at": "2025-06-02T00:00:00.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ProductService"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3516,7 +3657,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3557,6 +3698,24 @@ export interface operations {
                         data: components["schemas"]["ProcessingActivity"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "9e301518-b019-4bad-944f-6a33d300c6ee",
+                     *       "name": "Order to cash records",
+                     *       "purpose": "Personal data processed to run order to cash.",
+                     *       "legal_basis": "contract",
+                     *       "data_categories": [
+                     *         "behavioral",
+                     *         "contact"
+                     *       ],
+                     *       "is_sensitive_data": false,
+                     *       "retention_period": "7 years",
+                     *       "owner_name": "Grace Patel",
+                     *       "created_at": "2023-08-29T06:41:51.000000Z",
+                     *       "updated_at": "2023-09-27T03:03:37.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ProcessingActivity"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3597,7 +3756,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3636,6 +3795,20 @@ export interface operations {
                         meta: components["schemas"]["CollectionMeta"];
                         currency: components["schemas"]["Currency"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "c0ec59ef-5e1d-41e3-afe7-ace5cd8ac5d7",
+                     *       "product_service_id": "4f9b495c-3457-49b2-a57b-7842be1abd3d",
+                     *       "rto_hours": 108,
+                     *       "rpo_hours": 72.5,
+                     *       "mtpd_hours": 267,
+                     *       "financial_impact_per_day": 8091,
+                     *       "resulting_criticality": "low",
+                     *       "created_at": "2025-05-30T05:16:38.000000Z",
+                     *       "updated_at": "2025-06-02T00:00:00.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["BusinessImpactAnalysis"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3679,7 +3852,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3718,6 +3891,22 @@ export interface operations {
                         data: components["schemas"]["Threat"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "6f4dd697-8f8e-42d5-8b33-bae423001ca6",
+                     *       "title": "Supply chain compromise of a software dependency",
+                     *       "description": "Supply chain compromise of a software dependency, exploiting CVE-2020-12268. Likelihood depends on the exposure of the asset.",
+                     *       "severity": "none",
+                     *       "status": "open",
+                     *       "source": "manual",
+                     *       "cve_id": "CVE-2020-12268",
+                     *       "mitre_technique_id": "T1195",
+                     *       "asset_id": "c8d40532-c46d-40e3-ba8f-a782effab767",
+                     *       "created_at": "2023-10-23T11:35:26.000000Z",
+                     *       "updated_at": "2024-01-01T05:55:24.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Threat"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3761,7 +3950,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3809,6 +3998,29 @@ export interface operations {
                         meta: components["schemas"]["CollectionMeta"];
                         currency: components["schemas"]["Currency"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
+                     *       "code": "R-0001",
+                     *       "title": "Tandem Payroll Inc.: inadequate incident notification terms",
+                     *       "description": "Tandem Payroll Inc.: inadequate incident notification terms. Identified during the quarterly risk review.",
+                     *       "risk_type": "organizational",
+                     *       "status": "open",
+                     *       "category": "technological",
+                     *       "source_domain": "vendor",
+                     *       "supplier_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "asset_id": "adeb3c64-b3c6-401d-8f0c-07dba77f214f",
+                     *       "threat_id": "3439760e-d6fa-4e16-8b77-b10baa9dd833",
+                     *       "likelihood": 5,
+                     *       "impact": 1,
+                     *       "score": 1,
+                     *       "band": "low",
+                     *       "financial_exposure": 749101,
+                     *       "created_at": "2025-05-02T16:38:30.000000Z",
+                     *       "updated_at": "2025-05-04T01:38:31.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Risk"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4089,7 +4301,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4128,6 +4340,20 @@ export interface operations {
                         meta: components["schemas"]["CollectionMeta"];
                         currency: components["schemas"]["Currency"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "7eb1392f-6e67-4a6a-a3c6-642e05b69ed7",
+                     *       "risk_id": "d5ed621b-518d-4a0f-9072-9e32c8bd1813",
+                     *       "status": "expired",
+                     *       "justification": "Residual risk within appetite; exit planned.",
+                     *       "accepted_exposure": 749101,
+                     *       "valid_from": "2025-05-11T01:58:34.000000Z",
+                     *       "valid_until": "2025-06-01T10:49:01.000000Z",
+                     *       "created_at": "2025-05-11T01:58:34.000000Z",
+                     *       "updated_at": "2025-06-02T00:00:00.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["RiskAcceptance"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4169,7 +4395,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4206,6 +4432,20 @@ export interface operations {
                         data: components["schemas"]["ActionPlan"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "aa8c9da0-94b6-4869-9dfb-a20f2be90312",
+                     *       "supplier_id": "8f794010-aab7-4214-b246-a0531f000e57",
+                     *       "assessment_id": "5048e02d-58cb-42bf-af72-0105375ff340",
+                     *       "title": "Remediation plan: Sentinel Energy S.L.",
+                     *       "status": "open",
+                     *       "due_date": "2025-06-20",
+                     *       "item_count": 0,
+                     *       "created_at": "2025-04-15T15:33:12.000000Z",
+                     *       "updated_at": "2025-05-26T20:51:59.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ActionPlan"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4691,7 +4931,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4726,6 +4966,18 @@ export interface operations {
                         data: components["schemas"]["Insight"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "ceb9e34b-ef73-4653-b25b-c38fb6aae307",
+                     *       "category": "risk_trend",
+                     *       "severity": "critical",
+                     *       "title": "Overall risk score moved 10 points over the last 30 days",
+                     *       "body": "Overall risk score moved 10 points over the last 30 days. Computed from workspace data as of 2025-03-09; see the underlying records.",
+                     *       "created_at": "2025-03-09T13:02:43.000000Z",
+                     *       "updated_at": "2025-03-09T13:02:43.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Insight"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4771,7 +5023,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event (`x-item-formats`, schema `OcsfEvent`). */
+            /** @description A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event (`x-item-formats`, schema `OcsfEvent`). With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4814,6 +5066,26 @@ export interface operations {
                         data: components["schemas"]["AuditLogEntry"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "bac90b7d-f633-4e77-854f-b75b9b960e89",
+                     *       "occurred_at": "2025-06-02T09:30:00.000000Z",
+                     *       "action": "supplier.created",
+                     *       "actor_type": "user",
+                     *       "actor_id": "ef6aa328-2ba7-428a-902c-9de078f69c43",
+                     *       "target_type": "supplier",
+                     *       "target_id": "0535b4b8-06a0-48e4-92ab-412c12a097ab",
+                     *       "request_id": "req_a881b4ae0f12ef1a3743b476",
+                     *       "metadata": {
+                     *         "source": "import",
+                     *         "api_key_id": "1d67cdcc-63a9-4710-a84d-96a9915eccb9"
+                     *       },
+                     *       "created_at": "2025-06-02T09:30:00.000000Z",
+                     *       "previous_hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["AuditLogEntry"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4852,7 +5124,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4891,6 +5163,22 @@ export interface operations {
                         data: components["schemas"]["WebhookEndpoint"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "e9ffd251-774a-4ea5-b94b-d7938653bedc",
+                     *       "url": "https://soc.demo.example/hooks/tprm",
+                     *       "description": "Security operations: new alerts and completed assessments",
+                     *       "events": [
+                     *         "assessment.completed",
+                     *         "alert.created"
+                     *       ],
+                     *       "enabled": true,
+                     *       "failing_since": null,
+                     *       "created_at": "2023-06-06T00:00:00.000000Z",
+                     *       "updated_at": "2023-06-06T00:00:00.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["WebhookEndpoint"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4933,7 +5221,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results. */
+            /** @description A page of results. With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4976,6 +5264,26 @@ export interface operations {
                         data: components["schemas"]["WebhookDeliveryAttempt"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "id": "9d4b2979-5567-453c-8a20-bc8f5b094d73",
+                     *       "endpoint_id": "e9ffd251-774a-4ea5-b94b-d7938653bedc",
+                     *       "event_id": "4acaaf8f-b0f3-4509-a535-49ecc2577a70",
+                     *       "event_type": "alert.created",
+                     *       "attempt": 1,
+                     *       "status": "delivered",
+                     *       "test": false,
+                     *       "response_status": 200,
+                     *       "response_body": "{\"received\":true}",
+                     *       "error": null,
+                     *       "duration_ms": 184,
+                     *       "attempted_at": "2025-06-01T09:00:00.000000Z",
+                     *       "next_retry_at": null,
+                     *       "created_at": "2025-06-01T09:00:00.000000Z",
+                     *       "updated_at": "2025-06-01T09:00:00.000000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["WebhookDeliveryAttempt"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5019,7 +5327,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event (`x-item-formats`, schema `OcsfEvent`). */
+            /** @description A page of results; with `format=ocsf`, each item of `data` is an OCSF 1.8.0 event (`x-item-formats`, schema `OcsfEvent`). With `Accept: application/x-ndjson`, every matching row instead, one JSON object per line in the same order from one snapshot, ended by a line `{"meta":{"next_cursor":…,"count":…}}` whose cursor continues the list after the export (pass it as `cursor` later to get only what came after), or, when the export fails midway, by a line in the error shape. `limit` does not apply to an export; exports also count against their own hourly budget. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5052,6 +5360,16 @@ export interface operations {
                         data: components["schemas"]["Event"][];
                         meta: components["schemas"]["CollectionMeta"];
                     };
+                    /**
+                     * @example {
+                     *       "event_id": "57c7c826-7db4-42c8-8f1d-3ecdfe37182f",
+                     *       "type": "assessment.completed",
+                     *       "occurred_at": "2025-06-02T09:30:00.000000Z",
+                     *       "organization_id": "073d93c2-6786-4467-8327-7342ce462caf",
+                     *       "data": {}
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["Event"] | components["schemas"]["ExportEnd"] | components["schemas"]["Error"];
                 };
             };
             400: components["responses"]["BadRequest"];
