@@ -19,6 +19,7 @@ import { EXPORTS_AT_ONCE, EXPORTS_PER_PROCESS } from '../contract/limits.js';
 import { NDJSON } from '../contract/list.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
+import { filterConditions } from './pagination.js';
 import type { RouteContext, RouteReply } from './route.js';
 
 export { asksForStream as wantsStream } from './negotiation.js';
@@ -102,6 +103,8 @@ export interface ExportArgs {
   pii: boolean;
   /** The cursor of the last row served (or, with no row, the cursor the client gave, or null). */
   cursorAfter(last: [string, string] | null): string | null;
+  /** Writes each record in another form (a list's `format=ocsf`, P185): Node then maps the chunk line by line. */
+  mapItem?: ((item: unknown) => unknown) | undefined;
   stallMs?: number;
   chunkRows?: number;
 }
@@ -135,11 +138,7 @@ export async function exportList(
     params.push(value);
     return `$${params.length}`;
   };
-  const where = ['t.workspace_id = $ws'];
-  for (const [name, predicate] of Object.entries(spec.filters)) {
-    const value = args.query[name];
-    if (value !== undefined) where.push(predicate.replace('?', next(value)));
-  }
+  const where = ['t.workspace_id = $ws', ...filterConditions(spec.filters, args.query, next)];
   const base = params.length;
   const keyset = `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} ($${base + 1}::timestamptz, $${base + 2}::uuid)`;
   const reverse = direction === 'desc' ? 'asc' : 'desc';
@@ -174,9 +173,12 @@ export async function exportList(
         string | null,
         string | null,
       ];
+      const lines = text === null ? '' : `${text}\n`;
+      const { mapItem } = args;
       return {
         rows,
-        text: text === null ? '' : `${text}\n`,
+        // A record's JSON holds no raw line break (JSON escapes them): each line is one record.
+        text: mapItem ? lines.replace(/[^\n]+/g, (line) => JSON.stringify(mapItem(JSON.parse(line)))) : lines,
         last: k0 && k1 ? ([k0, k1] as [string, string]) : null,
       };
     });

@@ -10,7 +10,7 @@ import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { exportList } from './export.js';
 import { asksForStream } from './negotiation.js';
-import { cursorBinding, renderPage, USD } from './pagination.js';
+import { cursorBinding, filterConditions, renderPage, USD } from './pagination.js';
 import { handle, type Route } from './route.js';
 
 /** The SQL cast a parameter needs to compare with a column of this schema (text needs none). */
@@ -57,11 +57,7 @@ export async function fetchPage(
     params.push(value);
     return `$${params.length}`;
   };
-  const where = ['t.workspace_id = $ws'];
-  for (const [name, predicate] of Object.entries(spec.filters)) {
-    const value = args.query[name];
-    if (value !== undefined) where.push(predicate.replaceAll('?', next(value)));
-  }
+  const where = ['t.workspace_id = $ws', ...filterConditions(spec.filters, args.query, next)];
   const { column, direction } = spec.order;
   if (args.after) {
     const [at, id] = args.after;
@@ -131,13 +127,15 @@ export function handleList<O extends ListOperation>(
     const { format, ...filters } = q as typeof q & { format?: string };
     const binding = cursorBinding(ctx.key.workspaceId, id, filters);
     const after = cursor ? ctx.services.cursors.decode(binding, cursor) : null;
-    // The whole collection as a stream (http/export.ts): same filters, scopes and redaction.
+    const toOcsf = format === 'ocsf' ? mapOcsf : undefined;
+    // The whole collection as a stream (http/export.ts): same filters, scopes, redaction and form.
     if (asksForStream(ctx.request.headers.accept))
       return exportList(ctx, query, {
         query: q,
         after,
         pii: list.resource.hasPii && ctx.hasScope('pii:read'),
         cursorAfter: (last) => (last ? ctx.services.cursors.encode(binding, last) : (cursor ?? null)),
+        mapItem: toOcsf && ((item) => toOcsf(item, ctx.key.workspaceId)),
       });
     const page = await fetchPage(ctx.tenant, query, {
       query: q,
@@ -147,7 +145,6 @@ export function handleList<O extends ListOperation>(
     });
     const lastServed = page.last ? ctx.services.cursors.encode(binding, page.last) : null;
     const nextCursor = list.feed ? (lastServed ?? cursor ?? null) : page.hasMore ? lastServed : null;
-    const toOcsf = format === 'ocsf' ? mapOcsf : undefined;
     // Mapped from the item as the native form serves it, so the OCSF form holds nothing the native one withholds.
     const items = toOcsf
       ? page.items.map((item) => JSON.stringify(toOcsf(JSON.parse(item), ctx.key.workspaceId)))

@@ -74,3 +74,20 @@ export function renderPage(items: readonly string[], meta: PageMeta, extra = '')
 }
 
 export const USD = ',"currency":"USD"';
+
+/**
+ * The SQL conditions of a list's filters that the query sets, each predicate over alias `t` with its value bound
+ * once through `bind` (every `?` of a predicate stands for that one value, P166): a page's and an export's.
+ */
+export function filterConditions(
+  filters: Record<string, string>,
+  query: Record<string, unknown>,
+  bind: (value: unknown) => string,
+): string[] {
+  const conditions: string[] = [];
+  for (const [name, predicate] of Object.entries(filters)) {
+    const value = query[name];
+    if (value !== undefined) conditions.push(predicate.replaceAll('?', bind(value)));
+  }
+  return conditions;
+}

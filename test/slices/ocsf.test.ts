@@ -282,4 +282,30 @@ describe('webhook events as OCSF 1.8.0 events (for the events feed)', () => {
     assertError(bad, 400, 'invalid_request');
     assert.equal(bad.json.error.details.parameter, 'format');
   });
+
+  test('an export in the OCSF form: each line as the page gives it, the same last line (P185 with P193)', async () => {
+    for (const path of ['/audit-logs', '/events']) {
+      const stream = (format: string) =>
+        h.api('GET', `${path}?format=${format}`, {
+          key: every.key,
+          headers: { accept: 'application/x-ndjson' },
+        });
+      const native = await stream('native');
+      const ocsf = await stream('ocsf');
+      assert.equal(ocsf.status, 200, ocsf.body);
+      const split = (body: string) =>
+        body
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as Json);
+      const [nativeLines, ocsfLines] = [split(native.body), split(ocsf.body)];
+      assert.ok(nativeLines.length > 1);
+      assert.equal(ocsfLines.length, nativeLines.length);
+      // The last line is the stream's end, the same in both forms.
+      assert.deepEqual(ocsfLines.at(-1), nativeLines.at(-1));
+      const page = await get(`${path}?limit=200&format=ocsf`);
+      assert.deepEqual(ocsfLines.slice(0, -1), page.json.data);
+      for (const item of ocsfLines.slice(0, -1)) assertValid(item, path);
+    }
+  });
 });

@@ -173,9 +173,25 @@ export class Contract {
     const media = spec.content[type];
     if (!media) fail(`content type ${type} is not declared (${Object.keys(spec.content).join(', ')})`);
     if (!media?.schema) return;
+    // Another form of a collection's items (P186), in a page or in an export's lines.
+    const format = new URLSearchParams(url.split('?')[1] ?? '').get('format');
+    const itemFormats = spec['x-item-formats'];
+    const validateItem =
+      format && itemFormats && Object.hasOwn(itemFormats, format)
+        ? this.compile(`${pointer}/x-item-formats/${escapePointer(format)}/schema`)
+        : null;
     if (type === 'application/x-ndjson') {
-      // A stream of JSON lines (a list's export): each line against the schema of one line.
-      const validateLine = this.compile(`${pointer}/content/${escapePointer(type)}/schema`);
+      // A stream of JSON lines (a list's export): each line against the schema of one line; in another form,
+      // a record's line against that form's schema (the end and error lines are the same in every form).
+      const lineSchema = this.compile(`${pointer}/content/${escapePointer(type)}/schema`);
+      const validateLine = (item: unknown) => {
+        const last = item !== null && typeof item === 'object' && ('meta' in item || 'error' in item);
+        const check = validateItem && !last ? validateItem : lineSchema;
+        const valid = check(item);
+        validateLine.errors = check.errors;
+        return valid;
+      };
+      validateLine.errors = null as typeof lineSchema.errors;
       if (!response.body.endsWith('\n')) fail('the stream does not end with a whole line');
       for (const line of response.body.slice(0, -1).split('\n')) {
         let item: unknown;
@@ -195,13 +211,10 @@ export class Contract {
       fail('the body is not JSON');
     }
     const validate = this.compile(`${pointer}/content/${escapePointer(type)}/schema`);
-    // Another form of a collection's items (P186): the envelope as declared, each item by the form's schema.
-    const format = new URLSearchParams(url.split('?')[1] ?? '').get('format');
-    const itemFormats = spec['x-item-formats'];
-    if (format && itemFormats && Object.hasOwn(itemFormats, format)) {
+    // In another form: the envelope as declared, each item by the form's schema.
+    if (validateItem) {
       const { data, ...envelope } = body as { data: unknown[] };
       if (!validate({ ...envelope, data: [] })) fail(`body ${explain(validate.errors)}`);
-      const validateItem = this.compile(`${pointer}/x-item-formats/${escapePointer(format)}/schema`);
       for (const [index, item] of data.entries())
         if (!validateItem(item)) fail(`data[${index}] (format=${format}) ${explain(validateItem.errors)}`);
       return;
