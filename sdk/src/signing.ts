@@ -1,13 +1,14 @@
 // Webhook signatures, compatible with the payment processor's scheme (decision 28), so its public
 // libraries verify our deliveries. One file for both sides: the SDK verifies with it and the server
-// (src/events) signs with it, so the two cannot drift. node:crypto is its only import.
+// (src/events) signs with it, so the two cannot drift. Besides node:crypto it reads only the header rules it
+// shares with the Web Crypto check (signature-header.ts).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DEFAULT_TOLERANCE_SECONDS, readSignatureHeader, type SignatureFailure } from './signature-header.js';
+
+export { DEFAULT_TOLERANCE_SECONDS };
 
 /** Name of the HTTP header that carries the signature. */
 export const SIGNATURE_HEADER = 'Service-Signature';
-
-/** Default maximum age (and maximum clock skew into the future) of `t`, in seconds. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** Lowercase hex HMAC-SHA256 over `<t>.<raw body bytes>`, keyed with the whole secret string (`whsec_...`). */
 function sign(secret: string, rawBody: string | Uint8Array, t: number): string {
@@ -36,17 +37,7 @@ export function signatureHeader(
   return parts.join(',');
 }
 
-export type SignatureCheck =
-  | { ok: true; timestamp: number }
-  | {
-      ok: false;
-      reason:
-        | 'malformed_input'
-        | 'bad_timestamp'
-        | 'no_signature'
-        | 'timestamp_out_of_tolerance'
-        | 'mismatch';
-    };
+export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure };
 
 /**
  * Like {@link verifySignature} but says why a delivery was rejected (useful in a receiver's logs).
@@ -63,37 +54,9 @@ export function checkSignature(
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
   nowSeconds = Math.floor(Date.now() / 1000),
 ): SignatureCheck {
-  // Runtime guards: the SDK is used from plain JavaScript, where a parsed JSON object is a common mistake.
-  if (
-    (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) ||
-    typeof header !== 'string' ||
-    typeof secret !== 'string' ||
-    secret === ''
-  ) {
-    return { ok: false, reason: 'malformed_input' };
-  }
-  let timestamp: number | undefined;
-  let timestampCount = 0;
-  const candidates: string[] = [];
-  for (const item of header.split(',')) {
-    const eq = item.indexOf('=');
-    if (eq < 0) continue;
-    const key = item.slice(0, eq).trim();
-    const value = item.slice(eq + 1).trim();
-    if (key === 't') {
-      timestampCount++;
-      timestamp = /^\d{1,15}$/.test(value) ? Number(value) : undefined;
-    } else if (key === 'v1') {
-      candidates.push(value.toLowerCase());
-    }
-  }
-  // Two `t` values would make it ambiguous which one was signed: refuse rather than guess.
-  if (timestamp === undefined || timestampCount !== 1) return { ok: false, reason: 'bad_timestamp' };
-  if (candidates.length === 0) return { ok: false, reason: 'no_signature' };
-  // Written as "not within" so that a NaN clock or tolerance fails closed instead of skipping the check.
-  if (!(Math.abs(nowSeconds - timestamp) <= toleranceSeconds)) {
-    return { ok: false, reason: 'timestamp_out_of_tolerance' };
-  }
+  const read = readSignatureHeader(rawBody, header, secret, toleranceSeconds, nowSeconds);
+  if (!read.ok) return read;
+  const { timestamp, candidates } = read;
   const expected = Buffer.from(sign(secret, rawBody, timestamp), 'utf8');
   let match = false;
   for (const candidate of candidates) {

@@ -6,9 +6,9 @@
 // stripe-node's `constructEventAsync` on its SubtleCryptoProvider).
 import { TprmError } from './errors.js';
 import type { webhooks as WebhookOperations } from './generated/openapi.js';
+import { DEFAULT_TOLERANCE_SECONDS, readSignatureHeader, type SignatureFailure } from './signature-header.js';
 
-/** Default maximum age (and maximum clock skew into the future) of `t`, in seconds (the same as signing.ts). */
-const DEFAULT_TOLERANCE_SECONDS = 300;
+export type { SignatureFailure };
 
 export type WebhookEventType = keyof WebhookOperations;
 
@@ -16,14 +16,6 @@ export type WebhookEventType = keyof WebhookOperations;
 export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = {
   [K in T]: WebhookOperations[K]['post']['requestBody']['content']['application/json'];
 }[T];
-
-/** Why a signature was rejected (the same reasons as the synchronous check). */
-export type SignatureFailure =
-  | 'malformed_input'
-  | 'bad_timestamp'
-  | 'no_signature'
-  | 'timestamp_out_of_tolerance'
-  | 'mismatch';
 
 export type AsyncSignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure };
 
@@ -94,31 +86,9 @@ export async function checkSignatureAsync(
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
   nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<AsyncSignatureCheck> {
-  if (
-    (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) ||
-    typeof header !== 'string' ||
-    typeof secret !== 'string' ||
-    secret === ''
-  )
-    return { ok: false, reason: 'malformed_input' };
-  let timestamp: number | undefined;
-  let timestampCount = 0;
-  const candidates: string[] = [];
-  for (const item of header.split(',')) {
-    const eq = item.indexOf('=');
-    if (eq < 0) continue;
-    const key = item.slice(0, eq).trim();
-    const value = item.slice(eq + 1).trim();
-    if (key === 't') {
-      timestampCount++;
-      timestamp = /^\d{1,15}$/.test(value) ? Number(value) : undefined;
-    } else if (key === 'v1') candidates.push(value.toLowerCase());
-  }
-  if (timestamp === undefined || timestampCount !== 1) return { ok: false, reason: 'bad_timestamp' };
-  if (candidates.length === 0) return { ok: false, reason: 'no_signature' };
-  // "Not within", so that a NaN clock or tolerance fails closed.
-  if (!(Math.abs(nowSeconds - timestamp) <= toleranceSeconds))
-    return { ok: false, reason: 'timestamp_out_of_tolerance' };
+  const read = readSignatureHeader(rawBody, header, secret, toleranceSeconds, nowSeconds);
+  if (!read.ok) return read;
+  const { timestamp, candidates } = read;
   const expected = await sign(secret, rawBody, timestamp);
   let match = false;
   // No early exit: the time taken does not depend on which candidate matched.
