@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildAdminApp, buildPublicApp, createDispatcher, startEventRetention } from './app.js';
 import { type Config, ConfigError, loadConfig, SETTINGS, type SettingName, usage } from './config.js';
+import { EXPORTS_PER_PROCESS } from './contract/limits.js';
 import { purgeIdempotencyKeys } from './http/idempotency.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -47,7 +48,7 @@ class DatabaseUnavailable extends Error {}
 
 async function openDatabaseServer(url: string, max: number): Promise<Db> {
   try {
-    return await openPostgres(url, { max });
+    return await openPostgres(url, { max, snapshots: EXPORTS_PER_PROCESS });
   } catch (error) {
     const { host, pathname } = new URL(url);
     throw new DatabaseUnavailable(

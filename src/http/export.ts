@@ -76,7 +76,7 @@ class ExportStream extends Readable {
   }
 
   /** Resolves once the text is taken and the reader wants more; throws when the export was abandoned. */
-  async send(text: string): Promise<void> {
+  async send(text: string | Buffer): Promise<void> {
     if (this.aborted) throw new ExportAborted();
     if (this.push(text)) return;
     await new Promise<void>((resolve) => {
@@ -94,6 +94,31 @@ class ExportStream extends Readable {
     this.push(text);
     this.push(null);
   }
+}
+
+/** Each line of `lines` (records' JSON, one a line) written in another form. */
+function mapLines(lines: string, mapItem: (item: unknown) => unknown): string {
+  // A record's JSON holds no raw line break (JSON escapes them): each line is one record.
+  return lines.replace(/[^\n]+/g, (line) => JSON.stringify(mapItem(JSON.parse(line))));
+}
+
+/**
+ * The whole lines of a byte stream cut anywhere (a COPY's chunks), as the pieces to send: what follows a
+ * chunk's last line break waits for the next chunk, so a failure mid-stream never leaves half a record before
+ * its error line. Pieces are views of the chunks, not copies (the bytes of an export are never copied in Node).
+ */
+function wholeLines(): (chunk: Buffer) => Buffer[] {
+  let rest: Buffer[] = [];
+  return (chunk) => {
+    const end = chunk.lastIndexOf(0x0a) + 1;
+    if (end === 0) {
+      rest.push(chunk);
+      return [];
+    }
+    const pieces = [...rest, chunk.subarray(0, end)];
+    rest = end < chunk.length ? [chunk.subarray(end)] : [];
+    return pieces;
+  };
 }
 
 export interface ExportArgs {
@@ -142,14 +167,60 @@ export async function exportList(
   const base = params.length;
   const keyset = `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} ($${base + 1}::timestamptz, $${base + 2}::uuid)`;
   const reverse = direction === 'desc' ? 'asc' : 'desc';
-  // PostgreSQL writes the chunk's lines as one text value (the records' JSON, the same bytes as a page's,
-  // P124), so Node handles one value per chunk rather than a value per field, and the sort key of its last row.
+  const order = `order by t.${column} ${direction}, t.id ${direction}`;
+  // Each record's JSON is built by PostgreSQL (the same bytes as a page's, P124).
   const json = spec.resource.json('t', { pii: args.pii });
+  const { mapItem } = args;
+  const body = new ExportStream(args.stallMs ?? EXPORT_STALL_MS);
+  let started: (() => void) | undefined;
+  const begun = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  let last: [string, string] | null = null;
+  let count = 0;
+
+  // On a PostgreSQL server: one COPY of the whole result inside the snapshot (P235). Its output is the NDJSON
+  // itself (CSV with a delimiter and a quote character that JSON text never holds raw, so no value is ever
+  // quoted or escaped: each line is one record's JSON), read as bytes and written to the socket as they are;
+  // the COPY waits while the socket is full. The last row's sort key is read afterwards in the same snapshot.
+  const copied = async (tenant: TenantDb) => {
+    const conditions = [...where, ...(args.after ? [keyset] : [])].join(' and ');
+    const values = args.after ? [...params, args.after[0], args.after[1]] : params;
+    const copy = tenant.copyOut(
+      `copy (select ${json} from ${spec.resource.table} t where ${conditions} ${order})
+         to stdout (format csv, delimiter E'\\x01', quote E'\\x02')`,
+      values,
+    );
+    const lines = wholeLines();
+    try {
+      for await (const chunk of copy as AsyncIterable<Buffer>) {
+        started?.();
+        const pieces = lines(chunk);
+        if (mapItem) {
+          if (pieces.length > 0) await body.send(mapLines(Buffer.concat(pieces).toString(), mapItem));
+        } else for (const piece of pieces) await body.send(piece);
+      }
+    } finally {
+      copy.destroy();
+    }
+    const [key] = await tenant.queryArrays(
+      `select iso(t.${column}), t.id::text from ${spec.resource.table} t where ${conditions}
+        order by t.${column} ${reverse}, t.id ${reverse} limit 1`,
+      values,
+    );
+    // The COPY's row count arrives with its completion, which the statement above waited for.
+    count = copy.rowCount;
+    if (key) last = key as [string, string];
+    started?.();
+  };
+
+  // On the embedded store (one session): chunk by chunk by keyset, other requests between chunks (P194).
+  // PostgreSQL writes each chunk's lines as one text value, so Node handles one value per chunk.
   const sql = (from: boolean) => `with c as (
       select t.${column} as k0, t.id as k1, ${json} as j
         from ${spec.resource.table} t
        where ${[...where, ...(from ? [keyset] : [])].join(' and ')}
-       order by t.${column} ${direction}, t.id ${direction}
+       ${order}
        limit ${chunkRows})
     select count(*)::int,
            string_agg(j, E'\n' order by k0 ${direction}, k1 ${direction}),
@@ -174,11 +245,9 @@ export async function exportList(
         string | null,
       ];
       const lines = text === null ? '' : `${text}\n`;
-      const { mapItem } = args;
       return {
         rows,
-        // A record's JSON holds no raw line break (JSON escapes them): each line is one record.
-        text: mapItem ? lines.replace(/[^\n]+/g, (line) => JSON.stringify(mapItem(JSON.parse(line)))) : lines,
+        text: mapItem ? mapLines(lines, mapItem) : lines,
         last: k0 && k1 ? ([k0, k1] as [string, string]) : null,
       };
     });
@@ -188,15 +257,7 @@ export async function exportList(
     return answer;
   };
 
-  const body = new ExportStream(args.stallMs ?? EXPORT_STALL_MS);
-  let started: (() => void) | undefined;
-  const begun = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  let last: [string, string] | null = null;
-  let count = 0;
-
-  const produce = async (tenant: TenantDb) => {
+  const chunked = async (tenant: TenantDb) => {
     let pending = chunk(tenant, args.after);
     for (;;) {
       const got = await pending;
@@ -213,7 +274,7 @@ export async function exportList(
   running.set(workspace, (running.get(workspace) ?? 0) + 1);
   runningTotal += 1;
   const producing = (
-    ctx.tenant.engine === 'postgres' ? ctx.snapshot((tenant) => produce(tenant)) : produce(ctx.tenant)
+    ctx.tenant.engine === 'postgres' ? ctx.snapshot((tenant) => copied(tenant)) : chunked(ctx.tenant)
   ).finally(done);
   // Until the first chunk is read, a failure is an ordinary error response.
   const outcome = await Promise.race([

@@ -444,11 +444,7 @@ function executeWithKey<S extends PublicServices>(services: S, route: Route<Oper
         },
         requestId: request.id,
         hasScope: (scope) => key.scopes.has(scope),
-        snapshot: (work) =>
-          services.db.transaction(async (snapshotTx) => {
-            await snapshotTx.query('set transaction isolation level repeatable read, read only');
-            return work(tenantDb.within(snapshotTx));
-          }),
+        snapshot: (work) => services.db.snapshot((snapshotTx) => work(tenantDb.within(snapshotTx))),
         audit: async (action, target, metadata) => {
           if (!unit) throw new Error('audit entries are written by write routes, inside their transaction');
           await unit.audit(action, target, metadata);

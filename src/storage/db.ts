@@ -8,8 +8,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, statfsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import type { Engine } from '../schema/resource.js';
 import { readTemplate } from './embedded-template.js';
 import { DataDirError } from './lock.js';
@@ -20,7 +22,16 @@ export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
   /** Rows as arrays of column values in select-list order: no object per row (the hot read paths). */
   queryArrays(sql: string, params?: readonly unknown[]): Promise<unknown[][]>;
+  /**
+   * Runs a `COPY ... TO STDOUT` and gives its output as it arrives, as bytes that never become JS strings
+   * (a whole-collection export, http/export.ts). Only a transaction on a PostgreSQL server offers it; COPY
+   * takes no parameters. Destroying the stream before its end drops the connection (see `transaction`).
+   */
+  copyOut?(sql: string): CopyOut;
 }
+
+/** A COPY's output; `rowCount` is known once it has ended. */
+export type CopyOut = Readable & { readonly rowCount: number };
 
 /** Connection use, for /metrics. */
 export interface PoolStats {
@@ -36,6 +47,12 @@ export interface Db extends Queryable {
   poolStats(): PoolStats;
   /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one read-only REPEATABLE READ transaction with no statement timeout: one snapshot for as
+   * long as a whole-collection export lasts (its own stall guard ends one nobody reads). On a PostgreSQL server
+   * it offers `copyOut`, on connections of its own (COPY cannot share a pipelined connection).
+   */
+  snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * Calls `onNotify` for each NOTIFY on `channel` (delivered at the notifying transaction's commit). Best
    * effort: callers also poll, so a lost connection only delays them. Resolves to the unsubscribe function.
@@ -76,7 +93,10 @@ function observed<T>(result: Promise<T>): Promise<T> {
  * them all) leaves the others behind, and one unobserved rejection would end the process. Their errors still
  * reach whoever awaits them.
  */
-function pgQueryable(run: (config: pg.QueryConfig) => Promise<pg.QueryResult>): Queryable {
+function pgQueryable(
+  run: (config: pg.QueryConfig) => Promise<pg.QueryResult>,
+  copyOut?: (sql: string) => CopyOut,
+): Queryable {
   const rows = <R>(config: pg.QueryConfig): Promise<R[]> =>
     observed(run(config).then((answer) => answer.rows as R[]));
   return {
@@ -84,6 +104,7 @@ function pgQueryable(run: (config: pg.QueryConfig) => Promise<pg.QueryResult>): 
     query: <R>(sql: string, params: readonly unknown[] = []) => rows<R>(statement(sql, params)),
     queryArrays: (sql: string, params: readonly unknown[] = []) =>
       rows<unknown[]>(statement(sql, params, 'array')),
+    ...(copyOut ? { copyOut } : {}),
   };
 }
 
@@ -112,9 +133,12 @@ function batchWrites(client: pg.PoolClient): <T>(issue: () => T) => T {
 class PostgresDb implements Db {
   readonly engine = 'postgres' as const;
   private readonly direct: Queryable;
+  /** The connections of snapshots (exports), opened at the first one. */
+  private snapshots: pg.Pool | undefined;
   constructor(
     private readonly pool: pg.Pool,
     private readonly clientConfig: pg.ClientConfig,
+    private readonly snapshotConnections: number,
   ) {
     this.direct = pgQueryable((config) => pool.query(config));
   }
@@ -132,8 +156,27 @@ class PostgresDb implements Db {
     return this.direct.queryArrays(sql, params);
   }
 
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.inTransaction(this.pool, 'begin', work, false);
+  }
+
+  snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    this.snapshots ??= guardedPool(new pg.Pool({ ...this.clientConfig, max: this.snapshotConnections }));
+    return this.inTransaction(
+      this.snapshots,
+      'begin isolation level repeatable read, read only; set local statement_timeout = 0',
+      work,
+      true,
+    );
+  }
+
+  private async inTransaction<T>(
+    pool: pg.Pool,
+    begin: string,
+    work: (tx: Queryable) => Promise<T>,
+    copies: boolean,
+  ): Promise<T> {
+    const client = await pool.connect();
     const send = batchWrites(client);
     // The pool listens for errors of idle clients only. A checked-out one whose server goes away between two
     // statements (a restart: 57P01) emits 'error' with no query to fail, which unheard would end the process;
@@ -143,10 +186,23 @@ class PostgresDb implements Db {
       broken = error;
     };
     client.on('error', onError);
+    // A COPY abandoned before its end (an export whose client went away) would hold the connection until the
+    // server had written all of it: its socket is closed instead, which ends the statement and the transaction
+    // on the server at once, and the client is dropped rather than pooled.
+    const copyOut = (sql: string): CopyOut => {
+      const copy = send(() => client.query(copyTo(sql)));
+      copy.on('close', () => {
+        if (copy.readableEnded) return;
+        broken ??= new Error('COPY abandoned before its end');
+        (client as unknown as { connection?: { stream?: Socket } }).connection?.stream?.destroy();
+      });
+      return copy;
+    };
     try {
-      const tx = pgQueryable((config) => send(() => client.query(config)));
+      const run = (config: pg.QueryConfig) => send(() => client.query(config));
+      const tx = pgQueryable(run, copies ? copyOut : undefined);
       // BEGIN is not waited for alone: it travels with the transaction's first statements (pipeline mode).
-      const [, result] = await Promise.all([send(() => client.query('begin')), work(tx)]);
+      const [, result] = await Promise.all([send(() => client.query(begin)), work(tx)]);
       const commit = await send(() => client.query('commit'));
       // A statement that failed without being awaited leaves an aborted transaction, whose COMMIT rolls back.
       if (commit.command !== 'COMMIT') throw new Error(`the transaction ended with ${commit.command}`);
@@ -208,7 +264,7 @@ class PostgresDb implements Db {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.snapshots?.end()]);
   }
 }
 
@@ -297,6 +353,13 @@ export class EmbeddedDb implements Db {
     );
   }
 
+  snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => {
+      await tx.query('set transaction isolation level repeatable read, read only');
+      return work(tx);
+    });
+  }
+
   async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
     return this.pglite.listen(channel, () => onNotify());
   }
@@ -319,7 +382,23 @@ const pgParsers = new Map<number, (value: string) => unknown>([
   [OID.timestamptz, asText],
 ]);
 
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Db> {
+/** A pool whose connections' errors never end the process (the statements they run fail on their own). */
+function guardedPool(pool: pg.Pool): pg.Pool {
+  // A dropped idle connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  // A client's 'error' events reach listeners the pool and the transaction attach only while they hold it.
+  // A server going away (a restart: 57P01) can still hit a client outside those windows, and an 'error' no one
+  // hears ends the process (seen once in the restart test under load). Each client keeps a listener for its
+  // whole life: the statements it runs fail on their own, and a broken client is dropped when released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+/** `max`: connections of the pool; `snapshots`: of the snapshots (exports) beside it. */
+export async function openPostgres(
+  url: string,
+  options: { max?: number; snapshots?: number } = {},
+): Promise<Db> {
   const clientConfig: pg.ClientConfig = {
     connectionString: url,
     // Prepared statements keep one generic plan: every tenant query starts from an index led by workspace_id,
@@ -334,16 +413,9 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   // Pipeline mode: statements issued before the previous one's answer are written at once and answered in
   // order, so a transaction's independent statements cost one round trip (PostgreSQL still runs them one by
   // one, each with its own snapshot).
-  const pool = new pg.Pool({ ...clientConfig, pipeline: true, max: options.max ?? 10 });
-  // A dropped idle connection must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
-  // A client's 'error' events reach listeners the pool and the transaction attach only while they hold it.
-  // A server going away (a restart: 57P01) can still hit a client outside those windows, and an 'error' no one
-  // hears ends the process (seen once in the restart test under load). Each client keeps a listener for its
-  // whole life: the statements it runs fail on their own, and a broken client is dropped when released.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  const pool = guardedPool(new pg.Pool({ ...clientConfig, pipeline: true, max: options.max ?? 10 }));
   await pool.query('select 1');
-  return new PostgresDb(pool, clientConfig);
+  return new PostgresDb(pool, clientConfig, options.snapshots ?? 4);
 }
 
 /**

@@ -7,8 +7,9 @@
 // downgraded: stale credentials see no rows, and an empty answer is confirmed against the database before it
 // is trusted. Cached authentication therefore costs no extra round trip and can never outlive a revocation;
 // PostgreSQL inlines the function (two primary-key probes, planned with the prepared statement).
+import pg from 'pg';
 import type { Engine } from '../schema/resource.js';
-import type { Queryable } from './db.js';
+import type { CopyOut, Queryable } from './db.js';
 
 export interface TenantGuard {
   keyId: string;
@@ -63,6 +64,25 @@ export class TenantDb implements Queryable {
 
   queryArrays(sql: string, params: readonly unknown[] = []): Promise<unknown[][]> {
     return this.run(sql, params, (text, values) => this.db.queryArrays(text, values));
+  }
+
+  /**
+   * A COPY of the workspace's rows (a whole-collection export on a PostgreSQL server, inside its snapshot
+   * transaction). COPY takes no parameters, so each value goes into the statement as a literal quoted by the
+   * driver's `escapeLiteral`: an untyped literal, which PostgreSQL types from its context exactly as it types a
+   * parameter. The credentials are confirmed beforehand (the export does), so `$ws` is the workspace itself.
+   */
+  copyOut(sql: string, params: readonly unknown[] = []): CopyOut {
+    if (!this.db.copyOut) throw new Error('COPY runs only in a transaction on a PostgreSQL server');
+    if (!this.confirmed) throw new Error('COPY before the credentials were confirmed');
+    const values = [this.workspaceId, ...params];
+    const literal = (n: string) => {
+      const value = values[Number(n) - 1];
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+        throw new Error(`COPY parameter $${n} is not a scalar`);
+      return pg.escapeLiteral(String(value));
+    };
+    return this.db.copyOut(rewrite(sql, false).replace(/\$(\d+)/g, (_match, n: string) => literal(n)));
   }
 
   private async run<T>(

@@ -140,14 +140,16 @@ async function eventually(check: () => Promise<boolean>, what: string, ms = 5000
 }
 
 /** Whether no connection holds a transaction and the pool has nothing checked out. */
+/** PostgreSQL: the sessions of running exports, whose COPY waits for its client or whose transaction is open. */
+const EXPORT_SESSIONS = `from pg_stat_activity
+  where datname = current_database() and pid <> pg_backend_pid()
+    and (state like 'idle in transaction%' or (state = 'active' and query like 'copy (%'))`;
+
 async function released(): Promise<boolean> {
   const stats = h.db.poolStats();
   if (stats.idle !== stats.total || stats.waiting !== 0) return false;
   if (ENGINE !== 'postgres') return true;
-  const [row] = await h.db.query<{ n: number }>(
-    `select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and state like 'idle in transaction%'`,
-  );
+  const [row] = await h.db.query<{ n: number }>(`select count(*)::int as n ${EXPORT_SESSIONS}`);
   return row?.n === 0;
 }
 
@@ -382,10 +384,7 @@ describe('exports over a socket: backpressure, writers, snapshot, disconnect, fa
     // The fault: the export's connection is killed (PostgreSQL), or its table goes away (the embedded store).
     if (ENGINE === 'postgres')
       await eventually(async () => {
-        const killed = await h.db.query(
-          `select pg_terminate_backend(pid) from pg_stat_activity
-            where datname = current_database() and state like 'idle in transaction%'`,
-        );
+        const killed = await h.db.query(`select pg_terminate_backend(pid) ${EXPORT_SESSIONS}`);
         return killed.length === 1;
       }, 'the export waits for its client, holding its transaction');
     else await h.db.query('alter table suppliers rename to suppliers_gone');
