@@ -3,12 +3,13 @@
 // the cursor a poller resumes from. http/list.ts hooks every list declared with the shared list machinery
 // here, so a new list gets its export for free.
 //
-// - Snapshot: on a PostgreSQL server the rows are read in chunks by keyset inside one read-only REPEATABLE READ
-//   transaction, so the whole stream is one snapshot; on the embedded store (one session) each chunk is its own
-//   statement, so other requests and writers run between chunks (P194).
-// - Backpressure: the next chunk is asked for only once the socket took the previous one (one chunk read ahead),
-//   so memory stays flat whatever the size; a client that disconnects, or stops reading for EXPORT_STALL_MS,
-//   ends the transaction at once and gives the connection back (P195).
+// - Snapshot: on a PostgreSQL server the rows are read by one COPY inside one read-only REPEATABLE READ
+//   transaction, so the whole stream is one snapshot (P235); on the embedded store (one session) they are read
+//   in keyset chunks, each its own statement, so other requests and writers run between chunks (P194).
+// - Backpressure: the COPY waits while the socket is full; on the embedded store the next chunk is asked for only
+//   once the socket took the previous one (one chunk read ahead). Memory stays flat whatever the size; a client
+//   that disconnects, or stops reading for EXPORT_STALL_MS, ends the transaction at once and gives the
+//   connection back (P195).
 // - Errors: everything that can be refused (filters, cursor, key, budget) is refused before the first byte with
 //   the usual error response; a failure after it ends the stream with one error line in the error shape,
 //   never a last line that reads as success (P196).

@@ -189,6 +189,26 @@ describe('exports: a list as application/x-ndjson', () => {
     assert.deepEqual(lines(empty.body), [{ meta: { next_cursor: null, count: 0 } }]);
   });
 
+  test('a filter value with quotes, backslashes and dollar signs is a value, never SQL (P235: COPY takes literals)', async () => {
+    const w = await h.workspace();
+    const awkward = String.raw`it's ' $1 $ws"; drop table suppliers; --`;
+    await h.import(w.id, {
+      suppliers: [
+        { name: 'Tagged', tags: [awkward] },
+        { name: 'Other', tags: ["it's"] },
+      ],
+    });
+    const res = await exportOf(w.key, `/suppliers?tag=${encodeURIComponent(awkward)}`);
+    assert.equal(res.status, 200);
+    const all = lines(res.body);
+    assert.deepEqual(
+      all.slice(0, -1).map((row: Json) => row.name),
+      ['Tagged'],
+    );
+    assert.equal(all.at(-1).meta.count, 1);
+    assert.deepEqual(all.slice(0, -1), await walk(w.key, `/suppliers?tag=${encodeURIComponent(awkward)}`));
+  });
+
   test('redaction: a key without pii:read exports no personal field, like its pages', async () => {
     const w = await h.workspace();
     await suppliers(w.id, 12);
