@@ -12,7 +12,14 @@ import { loadMigrations } from '../src/storage/migrations.js';
 import { type Dataset, defaultSpec, type Location, openDataset } from './dataset.js';
 import { RateBudget } from './keys.js';
 import { summarizeProfile } from './profile.js';
-import { AGAINST_BARE, AGAINST_BUILD, renderTable, resultsJson, type ScenarioResult } from './report.js';
+import {
+  AGAINST_BARE,
+  AGAINST_BUILD,
+  AGAINST_CEILING,
+  renderTable,
+  resultsJson,
+  type ScenarioResult,
+} from './report.js';
 import {
   type BenchEnv,
   type BenchOptions,
@@ -27,6 +34,7 @@ import { scenarios } from './scenarios/index.js';
 import {
   API_SCRIPT,
   BASELINE_SCRIPT,
+  CEILING_SCRIPT,
   freePort,
   type ServerHandle,
   type SpawnOptions,
@@ -87,6 +95,12 @@ const program = new Command('bench')
       'the ratio column compares this build with that one (scenarios with a baseline side only; the other ' +
       "checkout's migrations must be this one's or fewer, since both share the dataset)",
   )
+  .option(
+    '--ceiling',
+    "list-first only: in the bare server's place, a server that runs tprm-api's page statement and answers " +
+      'with prebuilt bytes (no auth, rate limit, rendering or log): the most any server running that ' +
+      'statement could reach (PostgreSQL only)',
+  )
   .option('--fresh', 'rebuild the dataset even if the existing one matches')
   .option('--profile', 'run both servers under node --cpu-prof and summarize where the time went')
   .option(
@@ -111,6 +125,7 @@ interface CliOptions {
   dataDir: string;
   redisUrl?: string;
   against?: string;
+  ceiling?: boolean;
   fresh?: boolean;
   profile?: boolean;
   nodeArgs?: string;
@@ -140,8 +155,13 @@ async function main(): Promise<void> {
       })
     : scenarios;
   const against = cli.against ? againstScript(cli.against) : null;
+  if (cli.ceiling && (against || cli.store !== 'postgres'))
+    program.error('--ceiling runs on PostgreSQL, and not with --against');
   const chosen = selected.filter(
-    (s) => s.stores.includes(cli.store) && (!against || s.sides.includes('baseline')),
+    (s) =>
+      s.stores.includes(cli.store) &&
+      (!against || s.sides.includes('baseline')) &&
+      (!cli.ceiling || s.name === 'list-first'),
   );
   const nodeVersion = execFileSync(cli.node, ['--version'], { encoding: 'utf8' }).trim();
   mkdirSync(cli.out, { recursive: true });
@@ -239,7 +259,7 @@ async function main(): Promise<void> {
             name: 'baseline',
             kind: 'bare',
             node: cli.node,
-            script: BASELINE_SCRIPT,
+            script: cli.ceiling ? CEILING_SCRIPT : BASELINE_SCRIPT,
             nodeArgs: profileArgs('baseline'),
             env: { ...storeEnv('baseline'), PORT: String(baselinePort) },
             readyUrl: `http://127.0.0.1:${baselinePort}/readyz`,
@@ -278,7 +298,8 @@ async function main(): Promise<void> {
     `tprm-api benchmark: ${cli.store}, servers on Node ${nodeVersion}, ${spec.suppliers.toLocaleString('en-US')} suppliers ` +
     `(${spec.bigWorkspaces} big + ${spec.smallWorkspaces} small workspaces), ${cli.runs} alternating runs x ${cli.requests ? `${cli.requests} requests` : `${cli.duration} s`}, ` +
     `${cli.connections} connections; medians` +
-    (against ? `; "against" is the build in ${resolve(cli.against as string)}` : '');
+    (against ? `; "against" is the build in ${resolve(cli.against as string)}` : '') +
+    (cli.ceiling ? '; "ceiling" is the page statement with prebuilt bytes (bench/baseline/ceiling.ts)' : '');
   const results: ScenarioResult[] = [];
   try {
     for (const scenario of chosen) {
@@ -312,10 +333,14 @@ async function main(): Promise<void> {
           ]),
         );
       }
-      // A scenario's target is set against the bare server; another build has none.
-      const verdict = against
-        ? withoutErrors(medians, { ok: true, detail: 'another build: no target' })
-        : scenario.judge(medians);
+      // A scenario's target is set against the bare server; another build, or the ceiling, has none.
+      const verdict =
+        against || cli.ceiling
+          ? withoutErrors(medians, {
+              ok: true,
+              detail: `${against ? 'another build' : 'the ceiling'}: no target`,
+            })
+          : scenario.judge(medians);
       results.push({ scenario, runs, medians, verdict });
     }
   } catch (error) {
@@ -328,7 +353,9 @@ async function main(): Promise<void> {
   if (cli.nodeArgs) log(`server output kept in ${logDir}`);
   else rmSync(logDir, { recursive: true, force: true });
 
-  process.stdout.write(`\n${renderTable(title, results, against ? AGAINST_BUILD : AGAINST_BARE)}\n`);
+  process.stdout.write(
+    `\n${renderTable(title, results, against ? AGAINST_BUILD : cli.ceiling ? AGAINST_CEILING : AGAINST_BARE)}\n`,
+  );
   const file = join(cli.out, `${cli.store}-node${nodeVersion.replace(/^v/, '')}-${stamp}.json`);
   const meta = {
     date: new Date().toISOString(),

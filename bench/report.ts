@@ -29,6 +29,7 @@ export interface Comparison {
 }
 export const AGAINST_BARE: Comparison = { side: 'baseline', column: 'vs baseline', judged: true };
 export const AGAINST_BUILD: Comparison = { side: 'against', column: 'vs against', judged: false };
+export const AGAINST_CEILING: Comparison = { side: 'ceiling', column: 'vs ceiling', judged: false };
 
 const cell = (text: string, width: number, left = false) =>
   left ? text.slice(0, width).padEnd(width) : text.slice(0, width).padStart(width);

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 /** The compiled entry points (this file runs from dist/bench). */
 export const API_SCRIPT = fileURLToPath(new URL('../src/main.js', import.meta.url));
 export const BASELINE_SCRIPT = fileURLToPath(new URL('./baseline/server.js', import.meta.url));
+/** `--ceiling`: the least any server must do to answer list-first (baseline/ceiling.ts). */
+export const CEILING_SCRIPT = fileURLToPath(new URL('./baseline/ceiling.js', import.meta.url));
 
 /** The Node options of `npm start` (package.json), so that the bench runs the service as production does. */
 export function startNodeArgs(): string[] {
