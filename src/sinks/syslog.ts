@@ -74,7 +74,9 @@ function failureText(error: NodeJS.ErrnoException, options: SyslogTransportOptio
   const text = (() => {
     if (error.code === 'ETIMEDOUT_SINK')
       return `timeout: the batch was not written within ${options.timeoutMs} ms`;
-    if (error.code === 'EFORBIDDENADDRESS') return `blocked: ${error.message}`;
+    // refusedTarget()'s reason in a sink's words: it names neither the address nor its kind (P73).
+    if (error.code === 'EFORBIDDENADDRESS')
+      return 'blocked: the target is refused: sinks reach public addresses only';
     if (error.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
       return `tls: the server certificate is not valid for ${options.serverName ?? options.host}`;
     if (error.code && CERTIFICATE_VERIFY_CODE.test(error.code))

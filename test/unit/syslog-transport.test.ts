@@ -166,7 +166,7 @@ describe('syslog transport against rsyslogd over TLS', {
       const outcome = await transport.send([record()]);
       await transport.close();
       assert.equal(outcome.ok, false);
-      assert.match(outcome.error ?? '', /^blocked: /, host);
+      assert.equal(outcome.error, 'blocked: the target is refused: sinks reach public addresses only', host);
     }
     const byName = createSyslogTransport({ ...options, host: 'localhost' });
     assert.equal((await byName.send([record()])).ok, true, 'allowInsecure lets loopback through');
