@@ -30,14 +30,14 @@ export interface SyslogTransportOptions {
 }
 
 /** Facility 13, log audit: what SIEMs route as audit records (P221). */
-export const DEFAULT_FACILITY = 13;
+const DEFAULT_FACILITY = 13;
 
 /**
  * The SD-ID of the structured-data element carrying a record's id and source. 32473 is the enterprise
  * number RFC 5612 reserves for documentation: the project holds no IANA Private Enterprise Number, and this
  * one can never be another organisation's namespace (P221).
  */
-export const SD_ID = 'tprm@32473';
+const SD_ID = 'tprm@32473';
 
 const NILVALUE = '-';
 const BOM = '\uFEFF';
@@ -55,7 +55,7 @@ const paramValue = (value: string) => value.replace(/["\\\]]/g, '\\$&');
  * One record as an octet-counted RFC 5424 message: `<len> <PRI>1 TIMESTAMP HOSTNAME APP-NAME - MSGID
  * [tprm@32473 id=".." source=".."] BOM json`, `len` the message's length in bytes.
  */
-export function syslogFrame(
+function syslogFrame(
   record: SinkRecord,
   header: { facility: number; hostname: string; appName: string },
 ): Buffer {
