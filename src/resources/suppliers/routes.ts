@@ -36,7 +36,7 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
   // `supplier.created` event (P177: in the event log, and to the endpoints that subscribed to it by name); a
   // taken domain inserts nothing (the unique index decides, also between two racing creates): then the existing
   // supplier is named in the 409, and the audit entry and the event go with the rest of the work (the
-  // transaction, or the idempotent write's savepoint), P229.
+  // idempotent write's savepoint), P229.
   const [[created]] = await Promise.all([
     ctx.tenant.queryArrays(
       `insert into suppliers as t (workspace_id, ${INSERTED})
