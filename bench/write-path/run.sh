@@ -1,25 +1,38 @@
 #!/bin/sh
 # The write path of POST /v1/suppliers, counted without wall-clock time (docs/decisions.md P230; README.md here).
-# Usage: bench/write-path/run.sh URL SCRIPT [N]
+# Usage: bench/write-path/run.sh URL STAGE [N]    blocks and WAL per statement, then per transaction
+#        bench/write-path/run.sh --print STAGE    the pgbench script of STAGE, for another tool
+#   STAGE  now, 0021 (the event as at migration 0021) or before-26 (no event, nor the later supplier indexes)
 #   URL    a PostgreSQL server whose shared_preload_libraries has pg_stat_statements (a scratch cluster)
-#   SCRIPT post-supplier.sql (now), post-supplier-0021.sql (migration 0021) or post-supplier-before-26.sql
-# Makes a scratch database migrated by `tprm migrate` (dist/ built), with before-26.sql applied for the
-# before-26 script, runs SCRIPT N times (2,000 by default) after 300 to warm up, and prints per statement the
-# blocks, WAL records and bytes (pg_stat_statements), then their sums per transaction.
+# Makes a scratch database migrated by `tprm migrate` (dist/ built), with before-26.sql applied for that stage,
+# runs the request N times (2,000 by default) after 300 to warm up, and reads pg_stat_statements.
 set -eu
-URL=$1
-SCRIPT=$2
-N=${3:-2000}
 HERE=$(dirname "$0")
+
+script() {
+  case $1 in
+    now) cat "$HERE/head.sql" "$HERE/event.sql" "$HERE/tail.sql" ;;
+    0021) cat "$HERE/head.sql" "$HERE/event-0021.sql" "$HERE/tail.sql" ;;
+    before-26) cat "$HERE/head.sql" "$HERE/tail.sql" ;;
+    *) echo "unknown stage: $1 (now, 0021 or before-26)" >&2; exit 2 ;;
+  esac
+}
+
+if [ "$1" = --print ]; then script "$2"; exit 0; fi
+URL=$1
+STAGE=$2
+N=${3:-2000}
 DB=write_path_$$
+SCRIPT=$(mktemp)
+script "$STAGE" > "$SCRIPT"
 psql -q "$URL/postgres" -c "create database $DB"
-trap 'psql -q "$URL/postgres" -c "drop database if exists $DB with (force)"' EXIT
+trap 'rm -f "$SCRIPT"; psql -q "$URL/postgres" -c "drop database if exists $DB with (force)"' EXIT
 DATABASE_URL="$URL/$DB" node "$HERE/../../dist/src/cli/main.js" migrate >/dev/null
 psql -q "$URL/$DB" -f "$HERE/setup.sql" -c 'create extension if not exists pg_stat_statements'
-case $SCRIPT in *before-26*) psql -q "$URL/$DB" -f "$HERE/before-26.sql" ;; esac
-pgbench -n -M prepared -t 300 -f "$HERE/$SCRIPT" "$URL/$DB" >/dev/null
+if [ "$STAGE" = before-26 ]; then psql -q "$URL/$DB" -f "$HERE/before-26.sql"; fi
+pgbench -n -M prepared -t 300 -f "$SCRIPT" "$URL/$DB" >/dev/null
 psql -q "$URL/$DB" -c 'select pg_stat_statements_reset()' >/dev/null
-pgbench -n -M prepared -t "$N" -f "$HERE/$SCRIPT" "$URL/$DB" | grep -E 'processed|error'
+pgbench -n -M prepared -t "$N" -f "$SCRIPT" "$URL/$DB" | grep -E 'processed|error'
 psql "$URL/$DB" -c "
   select left(regexp_replace(query, '\s+', ' ', 'g'), 60) as statement, calls / $N as per_request,
          round((shared_blks_hit + shared_blks_read)::numeric / $N, 1) as blocks,

@@ -83,12 +83,16 @@ async function listed(path: string, since: string): Promise<string[]> {
 
 describe('updated_since on the lists without a cursor (P227)', () => {
   test('the four lists declare it, with the description of the cursor-paged lists', () => {
-    const paged = publicOperations.find((op) => op.id === 'listSuppliers');
-    const pagedSchema = (paged?.query as { properties: Record<string, unknown> }).properties.updated_since;
+    const parameter = (id: string) =>
+      (
+        publicOperations.find((op) => op.id === id)?.query as
+          | { properties: Record<string, unknown> }
+          | undefined
+      )?.properties.updated_since;
+    const pagedSchema = parameter('listSuppliers');
+    assert.ok(pagedSchema);
     for (const id of ['listAlerts', 'listActionPlanItems', 'listRiskTreatments', 'listAssessmentGaps']) {
-      const op = publicOperations.find((candidate) => candidate.id === id);
-      const properties = (op?.query as { properties?: Record<string, unknown> } | undefined)?.properties;
-      assert.deepEqual(properties?.updated_since, pagedSchema, id);
+      assert.deepEqual(parameter(id), pagedSchema, id);
     }
   });
 

@@ -1,7 +1,5 @@
--- POST /v1/suppliers with an Idempotency-Key as the service runs it now (P229): the event is stamped and stored by
--- one statement, sent in the pipeline with the insert and the audit entry, which also reads the endpoints
--- subscribed to it; the fan-out's own statement runs only when there is one (here none: the endpoint of setup.sql
--- takes alert.created).
+-- POST /v1/suppliers with an Idempotency-Key, up to its event: the statements of one request in order, as
+-- PostgreSQL's log shows them (the pipeline sends some together). run.sh puts an event's file and tail.sql after it.
 \set n random(1, 2000000000)
 begin;
 select 1 from live_workspace('00000000-0000-4000-8000-000000000003'::uuid, '00000000-0000-4000-8000-000000000001'::uuid);
@@ -33,26 +31,3 @@ select '00000000-0000-4000-8000-000000000001', gen_random_uuid(), 'supplier.crea
        '{"api_key_id":"00000000-0000-4000-8000-000000000003"}'::text::jsonb, head.occurred_at, now(), head.hash, head.previous_hash
   from head
 returning 1;
-with stamp as materialized (
-  update audit_heads
-     set events_at = greatest(clock_timestamp(), events_at + interval '1 microsecond')
-   where workspace_id = '00000000-0000-4000-8000-000000000001'
-  returning events_at as at),
-event as (
-  insert into events (workspace_id, id, type, occurred_at, payload, test)
-  select '00000000-0000-4000-8000-000000000001'::uuid, gen_random_uuid(), 'supplier.created'::text, stamp.at,
-         repeat('e', 100)::text || '"' || iso(stamp.at) || '"' || repeat('e', 112)::text, false::boolean from stamp
-  returning occurred_at),
-subscribed as (
-  select coalesce(array_agg(e.id), '{}') as ids from webhook_endpoints e
-   where e.workspace_id = '00000000-0000-4000-8000-000000000001' and e.enabled and 'supplier.created' = any (e.events))
-select iso(event.occurred_at) as occurred_at, subscribed.ids::text[] as subscribed from event, subscribed;
-insert into idempotency_keys (workspace_id, endpoint, key, request_hash, response_status, response_body, response_body_without_pii)
-  values ('00000000-0000-4000-8000-000000000001', 'createSupplier', 'k' || :n, 'd/azCCJoqr0rdZruH6rWVEz1wUFBTvb6dvoaNGa/RfE=', 201,
-          repeat('r', 440),
-          repeat('r', 390))
-  on conflict (workspace_id, endpoint, key) do update
-    set request_hash = excluded.request_hash, response_status = excluded.response_status,
-        response_body = excluded.response_body,
-        response_body_without_pii = excluded.response_body_without_pii, created_at = now();
-commit;
