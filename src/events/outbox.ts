@@ -42,8 +42,8 @@ const SUBSCRIBED = `subscribed as (
 /**
  * The fan-out: one `pending` first attempt per endpoint the event's statement found subscribed, and a
  * notification (delivered by PostgreSQL at commit) that wakes the dispatchers. A statement of its own, run only
- * when there is an endpoint: an INSERT in the event's statement cost every event a sixth of its write even when
- * it inserted nothing (P229).
+ * when there is an endpoint: an INSERT in the event's statement cost every event about 120,000 instructions (8 %
+ * of a POST /suppliers) even when it inserted nothing (P229).
  */
 const FAN_OUT = `with attempts as (
     insert into webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_type, attempt, status, attempted_at)
