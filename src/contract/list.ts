@@ -85,6 +85,21 @@ const UpdatedSince = Type.String({
     'previous sync less a margin for transactions still open then, and deduplicate on `id`.',
 });
 
+/** Whether a resource's records carry a stored `updated_at`: they change, and their lists take `updated_since`. */
+function changes(resource: Resource): boolean {
+  const updatedAt = (resource.fields as Record<string, FieldSpec>).updated_at;
+  return updatedAt !== undefined && updatedAt.sql === undefined;
+}
+
+/**
+ * `updated_since` on a list that is not cursor-paged (P227): the same parameter as `listOperation` declares, for
+ * a resource of changing records only; the handler binds it with `UPDATED_SINCE_SQL` (http/list.ts).
+ */
+export function updatedSinceParam(resource: Resource) {
+  if (!changes(resource)) throw new Error(`${resource.name} has no stored updated_at to filter`);
+  return Type.Optional(UpdatedSince);
+}
+
 /** The value a field filters on: its schema without `null` (a filter matches a value, never absence). */
 function filterSchema(schema: TSchema): TSchema {
   const { anyOf } = schema as { anyOf?: TSchema[] };
@@ -137,8 +152,7 @@ export function listOperation<
     if ('format' in properties) throw new Error(`${options.id}: the filter format is declared twice`);
     properties.format = Type.Optional(FormatParam);
   }
-  const updatedAt = (resource.fields as Record<string, FieldSpec>).updated_at;
-  const updatedSince = updatedAt !== undefined && updatedAt.sql === undefined;
+  const updatedSince = changes(resource as unknown as Resource);
   if (updatedSince) {
     if ('updated_since' in properties)
       throw new Error(`${options.id}: updated_since is declared by every list of changing records`);

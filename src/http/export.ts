@@ -20,7 +20,7 @@ import { EXPORTS_AT_ONCE, EXPORTS_PER_PROCESS } from '../contract/limits.js';
 import { NDJSON } from '../contract/list.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
-import { filterConditions } from './pagination.js';
+import { filterConditions, sqlParameters } from './pagination.js';
 import type { RouteContext, RouteReply } from './route.js';
 
 export { asksForStream as wantsStream } from './negotiation.js';
@@ -159,11 +159,7 @@ export async function exportList(
     else running.delete(workspace);
   };
   const { column, direction } = spec.order;
-  const params: unknown[] = [];
-  const next = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { values: params, bind: next } = sqlParameters();
   const where = ['t.workspace_id = $ws', ...filterConditions(spec.filters, args.query, next)];
   const base = params.length;
   const keyset = `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} ($${base + 1}::timestamptz, $${base + 2}::uuid)`;

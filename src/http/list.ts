@@ -10,7 +10,7 @@ import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { exportList } from './export.js';
 import { asksForStream } from './negotiation.js';
-import { cursorBinding, filterConditions, renderPage, USD } from './pagination.js';
+import { cursorBinding, filterConditions, renderPage, sqlParameters, USD } from './pagination.js';
 import { handle, type Route } from './route.js';
 
 /** The SQL cast a parameter needs to compare with a column of this schema (text needs none). */
@@ -25,6 +25,13 @@ export interface Ordering {
   column: string;
   direction: 'desc' | 'asc';
 }
+
+/**
+ * The predicate of `updated_since` (P178, P227), over alias `t`: at or after the instant. An index of each table
+ * serves it: `(workspace_id, updated_at)`, or the parent's id between the two for a collection of one parent
+ * (migrations 0021, 0023).
+ */
+export const UPDATED_SINCE_SQL = 't.updated_at >= ?::timestamptz';
 
 export const NEWEST_FIRST: Ordering = { column: 'created_at', direction: 'desc' };
 
@@ -52,11 +59,7 @@ export async function fetchPage(
     pii: boolean;
   },
 ): Promise<PageResult> {
-  const params: unknown[] = [];
-  const next = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { values: params, bind: next } = sqlParameters();
   const where = ['t.workspace_id = $ws', ...filterConditions(spec.filters, args.query, next)];
   const { column, direction } = spec.order;
   if (args.after) {
@@ -118,8 +121,7 @@ export function handleList<O extends ListOperation>(
   for (const name of list.fieldFilters)
     filters[name] = `t.${name} = ?${castFor(properties[name] as TSchema)}`;
   Object.assign(filters, where);
-  // P178: the index (workspace_id, updated_at) of each such table serves it (migration 0021).
-  if (list.updatedSince) filters.updated_since = 't.updated_at >= ?::timestamptz';
+  if (list.updatedSince) filters.updated_since = UPDATED_SINCE_SQL;
   const query: ListQuery = { resource: list.resource, filters, order: binding.order };
   return handle(operation as ListOperation, async (ctx, { query: q }) => {
     const cursor = q.cursor as string | undefined;

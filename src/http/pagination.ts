@@ -75,6 +75,20 @@ export function renderPage(items: readonly string[], meta: PageMeta, extra = '')
 
 export const USD = ',"currency":"USD"';
 
+/** Parameters of one SQL statement: `bind` appends a value and gives its placeholder (`$n`). */
+export function sqlParameters(values: unknown[] = []): {
+  values: unknown[];
+  bind: (value: unknown) => string;
+} {
+  return {
+    values,
+    bind: (value) => {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
+}
+
 /**
  * The SQL conditions of a list's filters that the query sets, each predicate over alias `t` with its value bound
  * once through `bind` (every `?` of a predicate stands for that one value, P166): a page's and an export's.

@@ -60,6 +60,34 @@ describe('POST /suppliers', () => {
     assert.equal(entry?.actor_id, ws.userId);
     assert.equal(entry?.metadata.api_key_id, ws.keyId);
   });
+
+  test('records one supplier.created event with the create; a taken domain records none (P177, P229)', async () => {
+    const events = async () =>
+      (await h.api('GET', '/events?type=supplier.created&limit=200', { key: ws.key })).json.data as {
+        event_id: string;
+        occurred_at: string;
+        organization_id: string;
+        data: { supplier_id: string };
+      }[];
+    const before = (await events()).length;
+    const created = await create({ name: 'Evented', domain: 'evented.example' });
+    assert.equal(created.status, 201, created.body);
+    const after = await events();
+    assert.equal(after.length, before + 1);
+    const event = after[after.length - 1];
+    assert.deepEqual(event?.data, { supplier_id: created.json.id });
+    assert.equal(event?.organization_id, ws.id);
+    // The payload's instant is the stored one, as PostgreSQL writes it into the payload (microseconds, Z).
+    const [stored] = await h.db.query<{ at: string }>(
+      'select iso(occurred_at) as at from events where id = $1',
+      [event?.event_id],
+    );
+    assert.equal(event?.occurred_at, stored?.at);
+    assert.match(event?.occurred_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    // A taken domain: the event sent in the same pipeline goes with the rest of the work (the savepoint).
+    assertError(await create({ name: 'Again', domain: 'evented.example' }), 409, 'conflict');
+    assert.equal((await events()).length, before + 1);
+  });
 });
 
 describe('GET /suppliers/{id}', () => {

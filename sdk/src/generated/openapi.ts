@@ -105,7 +105,7 @@ export interface paths {
         };
         /**
          * Every gap of one assessment, by control code
-         * @description All gaps in one response, ordered by `control_code` in plain byte order; never paged (`has_more` false). `evidence` is present only for keys with the evidence:read scope. Takes only `severity`.
+         * @description All gaps in one response, ordered by `control_code` in plain byte order; never paged (`has_more` false). `evidence` is present only for keys with the evidence:read scope. Takes only `severity` and `updated_since`.
          *
          *     Needs the `assessments:read` scope.
          */
@@ -337,7 +337,7 @@ export interface paths {
         };
         /**
          * List every treatment of a risk, newest first, in one response
-         * @description Not paged: takes no query parameter, so `limit` and `cursor` are rejected with 400. A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`.
+         * @description Not paged: takes only `updated_since`, so `limit` and `cursor` are rejected with 400. A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`; a risk whose treatments all changed before `updated_since` gives an empty `data` that is `available`.
          *
          *     Needs the `risks:read` scope.
          */
@@ -447,7 +447,7 @@ export interface paths {
         };
         /**
          * List the items of an action plan, newest first
-         * @description Newest first by `created_at`, then `id`. Not cursor-paged: `has_more` is true when `limit` cut rows (the newest are kept), `next_cursor` is always null; a larger `limit` (at most 200) shows the rest. Each item carries the code and title of its own control, or null.
+         * @description Newest first by `created_at`, then `id`. Not cursor-paged: `has_more` is true when `limit` cut rows (the newest are kept), `next_cursor` is always null; a larger `limit` (at most 200) shows the rest. Each item carries the code and title of its own control, or null. `updated_since` keeps the items created or changed (a status, a note) at or after the instant.
          *
          *     Needs the `action-plans:read` scope.
          */
@@ -495,7 +495,7 @@ export interface paths {
         };
         /**
          * List alerts, newest first (not cursor-paged)
-         * @description `limit` applies per scope: without `scope`, up to `limit` supplier alerts and up to `limit` org alerts, merged newest first (so up to twice `limit` rows). One response: `has_more` is always false and `next_cursor` null, even when `limit` left older alerts out.
+         * @description `limit` applies per scope: without `scope`, up to `limit` supplier alerts and up to `limit` org alerts, merged newest first (so up to twice `limit` rows). One response: `has_more` is always false and `next_cursor` null, even when `limit` left older alerts out. `updated_since` keeps the alerts written or changed at or after the instant, before `limit` applies.
          *
          *     Needs the `alerts:read` scope.
          */
@@ -2926,6 +2926,8 @@ export interface operations {
         parameters: {
             query?: {
                 severity?: "low" | "medium" | "high";
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path: {
@@ -4045,7 +4047,10 @@ export interface operations {
     };
     listRiskTreatments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -4477,6 +4482,8 @@ export interface operations {
                 status?: "pending" | "in_progress" | "completed" | "overdue" | "not_applicable" | "rejected";
                 /** @description true: due before today (UTC) and neither completed, not_applicable nor rejected; false: the others. */
                 overdue?: boolean;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path: {
@@ -4777,6 +4784,8 @@ export interface operations {
                 severity?: "critical" | "high" | "medium" | "low";
                 /** @description true: alerts not resolved (resolved_at null); false: resolved alerts. */
                 unresolved?: boolean;
+                /** @description Records whose `updated_at` is at or after this instant (inclusive). Every change of a record moves its `updated_at` to the instant of the transaction that made it: to sync incrementally, pass the time of the previous sync less a margin for transactions still open then, and deduplicate on `id`. */
+                updated_since?: string;
             };
             header?: never;
             path?: never;

@@ -2,7 +2,7 @@
 // routes.ts; risk-data-api.md "Action plans"; decisions 12, 16-18, 35, 38, 40, 43).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { getOperation, listOperation } from '../../contract/list.js';
+import { getOperation, listOperation, updatedSinceParam } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
 import { collectionSchema, LimitParam } from '../../schema/collection.js';
 import { StringEnum, Uuid } from '../../schema/fields.js';
@@ -34,7 +34,8 @@ export const listActionPlanItems = operation({
   description:
     'Newest first by `created_at`, then `id`. Not cursor-paged: `has_more` is true when `limit` cut rows ' +
     '(the newest are kept), `next_cursor` is always null; a larger `limit` (at most 200) shows the rest. Each ' +
-    'item carries the code and title of its own control, or null.',
+    'item carries the code and title of its own control, or null. `updated_since` keeps the items created or ' +
+    'changed (a status, a note) at or after the instant.',
   // No cursor parameter: the items of a plan are not cursor-paged (decision 40), so `cursor` is an unknown
   // parameter and gets 400.
   query: Type.Object(
@@ -52,6 +53,7 @@ export const listActionPlanItems = operation({
             'true: due before today (UTC) and neither completed, not_applicable nor rejected; false: the others.',
         }),
       ),
+      updated_since: updatedSinceParam(ActionPlanItem),
     },
     { additionalProperties: false },
   ),

@@ -1,8 +1,8 @@
 // The handlers of the action plans' operations (operations.ts; risk-data-api.md "Action plans").
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { notFound } from '../../contract/errors.js';
-import { handleGet, handleList, NEWEST_FIRST } from '../../http/list.js';
-import { renderPage } from '../../http/pagination.js';
+import { handleGet, handleList, NEWEST_FIRST, UPDATED_SINCE_SQL } from '../../http/list.js';
+import { filterConditions, renderPage, sqlParameters } from '../../http/pagination.js';
 import { handle, type Route } from '../../http/route.js';
 import {
   getActionPlanItem,
@@ -21,17 +21,16 @@ const OVERDUE_SQL = `(t.due_date is not null and t.due_date < (now() at time zon
   and t.status not in (${FINISHED_ITEM_STATUSES.map((status) => `'${status}'`).join(', ')}))`;
 
 const planItems = handle(listActionPlanItems, async (ctx, { params, query: q }) => {
-  const values: unknown[] = [params.id];
-  const where = ['t.workspace_id = $ws', 't.action_plan_id = p.id'];
-  if (q.status !== undefined) {
-    values.push(q.status);
-    where.push(`t.status = $${values.length}`);
-  }
-  if (q.overdue !== undefined) {
-    values.push(q.overdue);
-    where.push(`${OVERDUE_SQL} = $${values.length}::boolean`);
-  }
-  values.push(q.limit + 1);
+  const { values, bind } = sqlParameters([params.id]);
+  const where = [
+    't.workspace_id = $ws',
+    't.action_plan_id = p.id',
+    ...filterConditions(
+      { status: 't.status = ?', overdue: `${OVERDUE_SQL} = ?::boolean`, updated_since: UPDATED_SINCE_SQL },
+      q,
+      bind,
+    ),
+  ];
   // One round trip: the plan row always comes back when the plan exists (j null when it has no item
   // matching), so a missing plan (404) and an empty plan (200, empty data) are told apart.
   // Decision 12: newest first by created_at, then id (index action_plan_items_plan_newest).
@@ -42,7 +41,7 @@ const planItems = handle(listActionPlanItems, async (ctx, { params, query: q }) 
            from action_plan_items t
           where ${where.join(' and ')}
           order by t.created_at desc, t.id desc
-          limit $${values.length}
+          limit ${bind(q.limit + 1)}
        ) x on true
        where p.workspace_id = $ws and p.id = $1
        order by x.created_at desc, x.id desc`,

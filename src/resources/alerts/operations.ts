@@ -2,7 +2,7 @@
 // "Limits"; decisions 12, 15, 35, 38, 40).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { getOperation, listOperation } from '../../contract/list.js';
+import { getOperation, listOperation, updatedSinceParam } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
 import { collectionSchema } from '../../schema/collection.js';
 import { StringEnum } from '../../schema/fields.js';
@@ -20,7 +20,8 @@ export const listAlerts = operation({
   description:
     '`limit` applies per scope: without `scope`, up to `limit` supplier alerts and up to `limit` org alerts, ' +
     'merged newest first (so up to twice `limit` rows). One response: `has_more` is always false and ' +
-    '`next_cursor` null, even when `limit` left older alerts out.',
+    '`next_cursor` null, even when `limit` left older alerts out. `updated_since` keeps the alerts written or ' +
+    'changed at or after the instant, before `limit` applies.',
   // No cursor parameter: /alerts is not cursor-paged (decision 40), so `cursor` is an unknown parameter (400).
   query: Type.Object(
     {
@@ -39,6 +40,7 @@ export const listAlerts = operation({
           description: 'true: alerts not resolved (resolved_at null); false: resolved alerts.',
         }),
       ),
+      updated_since: updatedSinceParam(Alert),
     },
     { additionalProperties: false },
   ),

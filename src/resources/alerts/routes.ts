@@ -1,7 +1,7 @@
 // The handlers of the alerts' and insights' operations (operations.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { handleGet, handleList, NEWEST_FIRST } from '../../http/list.js';
-import { renderPage } from '../../http/pagination.js';
+import { handleGet, handleList, NEWEST_FIRST, UPDATED_SINCE_SQL } from '../../http/list.js';
+import { filterConditions, renderPage, sqlParameters } from '../../http/pagination.js';
 import { handle, type Route } from '../../http/route.js';
 import { getAlert, listAlerts, listInsights } from './operations.js';
 import { Alert, AlertScope } from './schema.js';
@@ -9,14 +9,16 @@ import { Alert, AlertScope } from './schema.js';
 const alertJson = Alert.json('t', { pii: false });
 
 const alerts = handle(listAlerts, async (ctx, { query: q }) => {
-  const values: unknown[] = [];
-  const bind = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const filters: string[] = [];
-  if (q.severity !== undefined) filters.push(`t.severity = ${bind(q.severity)}`);
-  if (q.unresolved !== undefined) filters.push(`(t.resolved_at is null) = ${bind(q.unresolved)}::boolean`);
+  const { values, bind } = sqlParameters();
+  const filters = filterConditions(
+    {
+      severity: 't.severity = ?',
+      unresolved: '(t.resolved_at is null) = ?::boolean',
+      updated_since: UPDATED_SINCE_SQL,
+    },
+    q,
+    bind,
+  );
   const limit = bind(q.limit);
   // One branch per scope, each newest first and cut at `limit` (decision 15), merged in one round trip.
   const branches = (q.scope ? [q.scope] : AlertScope).map(

@@ -3,7 +3,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
 import { conflict } from '../../contract/errors.js';
-import { getOperation, listOperation } from '../../contract/list.js';
+import { getOperation, listOperation, updatedSinceParam } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
 import { collectionSchema } from '../../schema/collection.js';
 import { StringEnum } from '../../schema/fields.js';
@@ -76,9 +76,10 @@ export const listAssessmentGaps = operation({
   summary: 'Every gap of one assessment, by control code',
   description:
     'All gaps in one response, ordered by `control_code` in plain byte order; never paged (`has_more` ' +
-    'false). `evidence` is present only for keys with the evidence:read scope. Takes only `severity`.',
+    'false). `evidence` is present only for keys with the evidence:read scope. Takes only `severity` and ' +
+    '`updated_since`.',
   query: Type.Object(
-    { severity: Type.Optional(StringEnum(GapSeverity)) },
+    { severity: Type.Optional(StringEnum(GapSeverity)), updated_since: updatedSinceParam(Gap) },
     // Decision 40: not cursor-paged, so `cursor` and `limit` are unknown parameters (400).
     { additionalProperties: false },
   ),

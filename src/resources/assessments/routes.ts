@@ -2,8 +2,8 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import { notFound, validationFailed } from '../../contract/errors.js';
-import { handleGet, handleList, NEWEST_FIRST, readOne } from '../../http/list.js';
-import { renderPage } from '../../http/pagination.js';
+import { handleGet, handleList, NEWEST_FIRST, readOne, UPDATED_SINCE_SQL } from '../../http/list.js';
+import { filterConditions, renderPage, sqlParameters } from '../../http/pagination.js';
 import { handle, type Route } from '../../http/route.js';
 import type { TenantDb } from '../../storage/tenant.js';
 import {
@@ -92,17 +92,22 @@ const create = handle(createAssessment, async (ctx, { body: input }) => {
 });
 
 const listGaps = handle(listAssessmentGaps, async (ctx, { params, query }) => {
+  const { values, bind } = sqlParameters([params.id]);
+  const where = [
+    't.workspace_id = a.workspace_id',
+    't.assessment_id = a.id',
+    ...filterConditions({ severity: 't.severity = ?', updated_since: UPDATED_SINCE_SQL }, query, bind),
+  ];
   // One round trip: no row means no such assessment in this workspace (404); otherwise `items` holds the
   // gaps already serialized, in byte order of the code (decision 38), whatever the database collation.
   const rows = await ctx.tenant.query<{ items: string | null }>(
     `select (select string_agg(${Gap.json('t', { pii: ctx.hasScope('evidence:read') })}, ','
                                  order by t.control_code collate "C", t.id)
                  from gaps t
-                where t.workspace_id = a.workspace_id and t.assessment_id = a.id
-                  and ($2::text is null or t.severity = $2)) as items
+                where ${where.join(' and ')}) as items
          from assessments a
         where a.workspace_id = $ws and a.id = $1`,
-    [params.id, query.severity ?? null],
+    values,
   );
   const [row] = rows;
   if (!row) throw notFound('assessment');

@@ -2,7 +2,7 @@
 // GET /risk-scores, GET /risk-matrix, GET /risk-acceptances. The contracts (handlers: routes.ts).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Type } from 'typebox';
-import { listOperation } from '../../contract/list.js';
+import { listOperation, updatedSinceParam } from '../../contract/list.js';
 import { apiKey, operation } from '../../contract/operation.js';
 import { collectionSchema, LimitParam } from '../../schema/collection.js';
 import { DateTime, StringEnum } from '../../schema/fields.js';
@@ -41,8 +41,11 @@ export const listRiskTreatments = operation({
   summary: 'List every treatment of a risk, newest first, in one response',
   description:
     // Decision 40: an unpaged collection refuses the paging parameters.
-    'Not paged: takes no query parameter, so `limit` and `cursor` are rejected with 400. ' +
-    'A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`.',
+    'Not paged: takes only `updated_since`, so `limit` and `cursor` are rejected with 400. ' +
+    'A risk without treatments gives an empty `data` with `meta.feature_status` `not_configured`; a risk ' +
+    'whose treatments all changed before `updated_since` gives an empty `data` that is `available`.',
+  // Decision 40: not paged, so `cursor` and `limit` are unknown parameters (400).
+  query: Type.Object({ updated_since: updatedSinceParam(RiskTreatment) }, { additionalProperties: false }),
   responses: {
     200: {
       description: 'The treatments.',

@@ -2,8 +2,8 @@
 // serialized to JSON inside PostgreSQL, without whitespace between tokens (P124).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { invalidRequest, notFound } from '../../contract/errors.js';
-import { handleList, NEWEST_FIRST } from '../../http/list.js';
-import { type PageMeta, renderPage, USD } from '../../http/pagination.js';
+import { handleList, NEWEST_FIRST, UPDATED_SINCE_SQL } from '../../http/list.js';
+import { filterConditions, type PageMeta, renderPage, sqlParameters, USD } from '../../http/pagination.js';
 import { handle, type Route } from '../../http/route.js';
 import {
   getRiskMatrix,
@@ -26,27 +26,34 @@ const ONE_RESPONSE: PageMeta = { hasMore: false, nextCursor: null };
 
 // ---------------------------------------------------------------------------- GET /risks/{id}/treatments
 
-const treatments = handle(listRiskTreatments, async (ctx, { params }) => {
-  // One row per treatment, or a single row with j null when the risk has none; no row: no such risk here.
-  const rows = await ctx.tenant.query<{ j: string | null }>(
-    `select x.j from risks r
+const treatments = handle(listRiskTreatments, async (ctx, { params, query: q }) => {
+  const { values, bind } = sqlParameters([params.id]);
+  const where = [
+    't.workspace_id = r.workspace_id',
+    't.risk_id = r.id',
+    ...filterConditions({ updated_since: UPDATED_SINCE_SQL }, q, bind),
+  ];
+  // One row per treatment kept, or a single row with j null when none is; no row: no such risk here.
+  // `planned`: whether the risk has any treatment, kept or not (P228).
+  const rows = await ctx.tenant.query<{ j: string | null; planned: boolean }>(
+    `select x.j, exists (select 1 from risk_treatments a where a.workspace_id = r.workspace_id and a.risk_id = r.id) as planned
+         from risks r
          left join lateral (
            select ${RiskTreatment.json('t', { pii: false })} as j, t.created_at, t.id from risk_treatments t
-            where t.workspace_id = r.workspace_id and t.risk_id = r.id) x on true
+            where ${where.join(' and ')}) x on true
         where r.workspace_id = $ws and r.id = $1
         order by x.created_at desc, x.id desc`,
-    [params.id],
+    values,
   );
   if (rows.length === 0) throw notFound('risk');
   const items = rows.flatMap((row) => (row.j === null ? [] : [row.j]));
-  const meta: PageMeta =
-    items.length > 0
-      ? ONE_RESPONSE
-      : {
-          ...ONE_RESPONSE,
-          featureStatus: 'not_configured',
-          message: 'No treatment has been planned for this risk yet.',
-        };
+  const meta: PageMeta = rows[0]?.planned
+    ? ONE_RESPONSE
+    : {
+        ...ONE_RESPONSE,
+        featureStatus: 'not_configured',
+        message: 'No treatment has been planned for this risk yet.',
+      };
   return { status: 200, body: renderPage(items, meta, USD) };
 });
 

@@ -32,9 +32,11 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
   // and a replay by another key of the workspace gets the one its own scopes allow (P76).
   const full = Supplier.row('t', { pii: true, engine: ctx.tenant.engine });
   const withoutPii = Supplier.row('t', { pii: false, engine: ctx.tenant.engine });
-  // One round trip (pipeline mode) creates, reads back and writes the audit entry; a taken domain inserts
-  // nothing (the unique index decides, also between two racing creates): then the existing supplier is named
-  // in the 409, and the audit entry goes with the rest of the work (the idempotent write's savepoint).
+  // One round trip (pipeline mode) creates, reads back, writes the audit entry and records the opt-in
+  // `supplier.created` event (P177: in the event log, and to the endpoints that subscribed to it by name); a
+  // taken domain inserts nothing (the unique index decides, also between two racing creates): then the existing
+  // supplier is named in the 409, and the audit entry and the event go with the rest of the work (the
+  // idempotent write's savepoint), P229.
   const [[created]] = await Promise.all([
     ctx.tenant.queryArrays(
       `insert into suppliers as t (workspace_id, ${INSERTED})
@@ -58,6 +60,7 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
       ],
     ),
     ctx.audit('supplier.created', { type: 'supplier', id }),
+    ctx.events('supplier.created', { supplier_id: id }),
   ]);
   if (!created) {
     const [existing] = await ctx.tenant.query<{ id: string }>(
@@ -66,8 +69,6 @@ const create = handle(createSupplier, async (ctx, { body: input }) => {
     );
     throw duplicateDomain(existing?.id ?? '', domain ?? '');
   }
-  // Opt-in (P177): in the event log, and to the endpoints that subscribed to it by name.
-  await ctx.events('supplier.created', { supplier_id: id });
   return {
     status: 201,
     body: full.render(created),
