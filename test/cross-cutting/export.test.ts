@@ -139,12 +139,12 @@ async function eventually(check: () => Promise<boolean>, what: string, ms = 5000
   assert.fail(`not within ${ms} ms: ${what}`);
 }
 
-/** Whether no connection holds a transaction and the pool has nothing checked out. */
 /** PostgreSQL: the sessions of running exports, whose COPY waits for its client or whose transaction is open. */
 const EXPORT_SESSIONS = `from pg_stat_activity
   where datname = current_database() and pid <> pg_backend_pid()
     and (state like 'idle in transaction%' or (state = 'active' and query like 'copy (%'))`;
 
+/** Whether no session runs an export and the pool has nothing checked out. */
 async function released(): Promise<boolean> {
   const stats = h.db.poolStats();
   if (stats.idle !== stats.total || stats.waiting !== 0) return false;
