@@ -3,7 +3,13 @@
 // payload, byte for byte), in each log's feed order (`occurred_at`, then id: commit order), native or OCSF.
 // The two logs are merged by instant into one batch; each keeps its own position.
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
-import { type AuditItem, auditEntryToOcsf, type EventItem, ocsfContext, webhookEventToOcsf } from '../ocsf/index.js';
+import {
+  type AuditItem,
+  auditEntryToOcsf,
+  type EventItem,
+  ocsfContext,
+  webhookEventToOcsf,
+} from '../ocsf/index.js';
 import { AuditLog } from '../resources/audit-logs/schema.js';
 import type { Queryable } from '../storage/db.js';
 import type { SinkRecord } from './transport.js';

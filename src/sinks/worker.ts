@@ -39,10 +39,7 @@ export interface SinkWorkerOptions {
   /** How long past WEBHOOK_TIMEOUT a claim stays leased before another worker may take it over. */
   leaseMarginMs?: number;
   logger: Logger;
-  metrics?: Pick<
-    Metrics,
-    'sinkBatches' | 'sinkRecords' | 'sinkBatchDuration' | 'sinkLag' | 'sinkDisabled'
-  >;
+  metrics?: Pick<Metrics, 'sinkBatches' | 'sinkRecords' | 'sinkBatchDuration' | 'sinkLag' | 'sinkDisabled'>;
 }
 
 /** A sink as claimed: its target and what it reads. */
@@ -171,7 +168,10 @@ export class SinkWorker {
         } catch (error) {
           // Once per incident (the database is down or restarting), not once per poll.
           if (!this.claimFailing)
-            this.options.logger.warn({ err: (error as Error).message }, 'sink worker: cannot claim sinks; retrying');
+            this.options.logger.warn(
+              { err: (error as Error).message },
+              'sink worker: cannot claim sinks; retrying',
+            );
           this.claimFailing = true;
         }
       }
@@ -209,9 +209,16 @@ export class SinkWorker {
       for (;;) {
         const records = this.running ? await readRecords(this.db, sink, this.options.batchSize) : [];
         const oldest = records[0];
-        const waitMs = oldest ? Date.parse(oldest.time) + this.options.batchAgeMs - Date.now() : this.pollIntervalMs;
+        const waitMs = oldest
+          ? Date.parse(oldest.time) + this.options.batchAgeMs - Date.now()
+          : this.pollIntervalMs;
         if (!oldest || (records.length < this.options.batchSize && waitMs > 0)) {
-          await this.db.query(RELEASE_SQL, [sink.workspace_id, sink.id, sink.claim_token, this.running ? waitMs : 0]);
+          await this.db.query(RELEASE_SQL, [
+            sink.workspace_id,
+            sink.id,
+            sink.claim_token,
+            this.running ? waitMs : 0,
+          ]);
           return;
         }
         const outcome = await transport.send(records);
@@ -333,7 +340,10 @@ export class SinkWorker {
     if (disabled === undefined) return;
     this.options.metrics?.sinkBatches.inc({ outcome: 'failed', kind: sink.kind });
     this.options.metrics?.sinkRecords.inc({ outcome: 'failed', kind: sink.kind }, records.length);
-    this.options.metrics?.sinkBatchDuration.observe({ outcome: 'failed', kind: sink.kind }, outcome.durationMs / 1000);
+    this.options.metrics?.sinkBatchDuration.observe(
+      { outcome: 'failed', kind: sink.kind },
+      outcome.durationMs / 1000,
+    );
     // Ids, counts, the status and the transport's one-line error (never a credential, URL or address).
     const fields = {
       workspace_id: sink.workspace_id,
@@ -351,7 +361,12 @@ export class SinkWorker {
     if (disabled) {
       this.options.metrics?.sinkDisabled.inc();
       this.options.logger.error(
-        { workspace_id: sink.workspace_id, sink_id: sink.id, failing_since: disabled, disable_after_ms: disableAfterMs },
+        {
+          workspace_id: sink.workspace_id,
+          sink_id: sink.id,
+          failing_since: disabled,
+          disable_after_ms: disableAfterMs,
+        },
         'sink disabled: its batches have all failed for WEBHOOK_DISABLE_AFTER',
       );
     }

@@ -57,9 +57,12 @@ function columnsOf(ctx: OperatorContext, input: Settable, sinkAsWillBe: StoredSi
   const problems: Record<string, string> = {};
   const { kind } = sinkAsWillBe;
   const other = kind === 'http' ? KIND_FIELDS.syslog : KIND_FIELDS.http;
-  for (const name of other) if (input[name] !== undefined) problems[name] = `is not a field of a ${kind} sink`;
+  for (const name of other)
+    if (input[name] !== undefined) problems[name] = `is not a field of a ${kind} sink`;
   const required = kind === 'http' ? (['url'] as const) : (['host', 'port'] as const);
-  if (creating) for (const name of required) if (input[name] === undefined) problems[name] = `is required for a ${kind} sink`;
+  if (creating)
+    for (const name of required)
+      if (input[name] === undefined) problems[name] = `is required for a ${kind} sink`;
   const allowInsecure = ctx.allowInsecureWebhookUrls;
   let url: string | undefined;
   if (input.url !== undefined) {
@@ -201,7 +204,9 @@ export const sinksAdmin: OperatorHandlers<typeof sinksLifecycle> = {
   deleteSink: async (ctx, { params: { id } }) => {
     await ctx.write(sink(id), async ({ tenant, audit }) => {
       // Its delivery log goes with it (the foreign key cascades).
-      const rows = await tenant.query('delete from sinks where workspace_id = $ws and id = $1 returning id', [id]);
+      const rows = await tenant.query('delete from sinks where workspace_id = $ws and id = $1 returning id', [
+        id,
+      ]);
       if (rows.length === 0) throw notFound('sink');
       await audit('sink.deleted', { type: 'sink', id });
     });

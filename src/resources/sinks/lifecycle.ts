@@ -37,7 +37,10 @@ const SinkDeliveriesPage = Type.Object(
   {
     data: Type.Array(SinkDelivery.schema),
     next_cursor: Nullable(
-      Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+      Type.String({
+        description: 'Pass as `cursor` for the next page; null on the last page.',
+        examples: ['WyIyMDI1LTA2LTAxVDA5OjAwOjAwLjAwMDAwMFoiLCI0YjJmIl0.Qm9vdHN0cmFwcGVkQ3Vyc29y'],
+      }),
     ),
   },
   { additionalProperties: false, title: 'SinkDeliveryPage' },

@@ -19,6 +19,15 @@ export const SinkSources = ['audit', 'events'] as const;
 export const SinkFormats = ['native', 'ocsf'] as const;
 export const SinkOutcomes = ['delivered', 'failed'] as const;
 
+/** A certificate in PEM. */
+function PemText(description: string, limits: { minLength?: number; maxLength?: number }) {
+  return Type.String({
+    ...limits,
+    description: `${description} PEM.`,
+    examples: ['-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU…\n-----END CERTIFICATE-----\n'],
+  });
+}
+
 const NullableInstant = (description: string) => Nullable(Type.String({ format: 'date-time', description }));
 
 export const Sink = defineResource({
@@ -36,7 +45,7 @@ export const Sink = defineResource({
           '5424 over TLS with octet-counting framing (RFC 6587).',
       ),
     ),
-    description: field(Nullable(Type.String())),
+    description: field(Nullable(Type.String({ examples: ['SIEM'] }))),
     sources: field(Type.Array(StringEnum(SinkSources))),
     event_types: field(
       Nullable(
@@ -52,14 +61,30 @@ export const Sink = defineResource({
           'feeds serve it with `format=ocsf` (OCSF 1.8.0).',
       ),
     ),
-    url: field(Nullable(Type.String({ description: 'The collector (http).' }))),
-    hec: field(Type.Boolean({ description: 'Whether the http collector is a Splunk HTTP Event Collector.' })),
-    host: field(Nullable(Type.String({ description: 'The syslog receiver (syslog).' }))),
-    port: field(Nullable(Type.Integer({ minimum: 1, maximum: 65535 }))),
-    server_name: field(
-      Nullable(Type.String({ description: "The name checked in the receiver's certificate (syslog)." })),
+    url: field(
+      Nullable(
+        Type.String({
+          description: 'The collector (http).',
+          examples: ['https://splunk.acme.example:8088/services/collector/event'],
+        }),
+      ),
     ),
-    ca: field(Nullable(Type.String({ description: "The CA of the receiver's certificate, PEM (syslog)." }))),
+    hec: field(Type.Boolean({ description: 'Whether the http collector is a Splunk HTTP Event Collector.' })),
+    host: field(
+      Nullable(
+        Type.String({ description: 'The syslog receiver (syslog).', examples: ['syslog.acme.example'] }),
+      ),
+    ),
+    port: field(Nullable(Type.Integer({ minimum: 1, maximum: 65535, examples: [6514] }))),
+    server_name: field(
+      Nullable(
+        Type.String({
+          description: "The name checked in the receiver's certificate (syslog).",
+          examples: ['syslog.acme.example'],
+        }),
+      ),
+    ),
+    ca: field(Nullable(PemText("The CA of the receiver's certificate (syslog).", {}))),
     has_credential: field(
       Type.Boolean({ description: 'Whether a credential is set; the credential itself is never returned.' }),
       { sql: '($t.credential is not null)' },
@@ -72,23 +97,21 @@ export const Sink = defineResource({
       }),
     ),
     failing_since: field(
-      NullableInstant('When the current run of failed batches began; null after a delivery and after re-enabling.'),
+      NullableInstant(
+        'When the current run of failed batches began; null after a delivery and after re-enabling.',
+      ),
     ),
-    audit_position: field(
-      Nullable(Uuid),
-      {
-        sql: '$t.audit_id',
-      },
-    ),
+    audit_position: field(Nullable(Uuid), {
+      sql: '$t.audit_id',
+    }),
     audit_position_at: field(
       NullableInstant('`occurred_at` of the last audit entry the collector acknowledged.'),
       { sql: '$t.audit_at' },
     ),
     event_position: field(Nullable(Uuid), { sql: '$t.event_id' }),
-    event_position_at: field(
-      NullableInstant('`occurred_at` of the last event the collector acknowledged.'),
-      { sql: '$t.event_at' },
-    ),
+    event_position_at: field(NullableInstant('`occurred_at` of the last event the collector acknowledged.'), {
+      sql: '$t.event_at',
+    }),
     created_at: field(DateTime),
     updated_at: field(DateTime),
   },
@@ -109,8 +132,19 @@ export const SinkDelivery = defineResource({
     count: field(Type.Integer({ minimum: 1 })),
     attempt: field(Type.Integer({ minimum: 1, description: '1 for the batch’s first send.' })),
     outcome: field(StringEnum(SinkOutcomes)),
-    status: field(Nullable(Type.Integer({ description: "The collector's HTTP status (http); null otherwise." }))),
-    error: field(Nullable(Type.String())),
+    status: field(
+      Nullable(
+        Type.Integer({ description: "The collector's HTTP status (http); null otherwise.", examples: [200] }),
+      ),
+    ),
+    error: field(
+      Nullable(
+        Type.String({
+          description: 'Why the send failed, one line (never a credential); null when delivered.',
+          examples: ['HTTP 503: only a 2xx acknowledges'],
+        }),
+      ),
+    ),
     duration_ms: field(Type.Integer({ minimum: 0 })),
     created_at: field(DateTime),
   },
@@ -139,8 +173,9 @@ const Credential = Type.String({
   maxLength: 4096,
   pattern: WITHOUT_CONTROLS,
   description:
-    "Written, never read: with `hec`, the HEC token (sent as `Authorization: Splunk <token>`); otherwise the " +
+    'Written, never read: with `hec`, the HEC token (sent as `Authorization: Splunk <token>`); otherwise the ' +
     'whole value of the Authorization header sent with each batch (e.g. `Bearer …`). http only.',
+  examples: ['b7f3c2e4-4a9d-4f0e-9c1a-2d5e8f7a6b3c'],
 });
 const Sources = Type.Array(StringEnum(SinkSources), { minItems: 1, uniqueItems: true });
 const EventTypeList = Nullable(
@@ -150,7 +185,7 @@ const EventTypeList = Nullable(
     description: 'Only these event types (with the source `events`); null or absent for every type.',
   }),
 );
-const Pem = Type.String({ minLength: 1, maxLength: 65536, description: 'PEM text.' });
+const Pem = PemText("The CA of the receiver's certificate.", { minLength: 1, maxLength: 65536 });
 
 /** What a sink's registration and its change may set: every kind's fields, judged against the kind (P204). */
 const settable = {
