@@ -4,8 +4,8 @@
 import { Type } from 'typebox';
 import { operation, operator } from '../../contract/operation.js';
 import { created, INVALID_FIELD, listOf, NO_CONTENT, NO_RECORD, ok } from '../../contract/operator.js';
-import { Nullable, StringEnum } from '../../schema/fields.js';
-import { Sink, SinkCreate, SinkDelivery, SinkOutcomes, SinkPatch } from './schema.js';
+import { Nullable, SinkOutcomes, StringEnum } from '../../schema/fields.js';
+import { Sink, SinkCreate, SinkDelivery, SinkPatch } from './schema.js';
 
 /** Batch attempts a page of a sink's delivery log holds by default, and at most. */
 export const RECENT_SINK_DELIVERIES = 100;

@@ -7,17 +7,16 @@ import { EventTypes } from '../../contract/events.js';
 import {
   DateTime,
   Nullable,
+  SinkFormats,
+  SinkKinds,
+  SinkOutcomes,
+  SinkSources,
   StringEnum,
   Uuid,
   WEBHOOK_URL_MAX_LENGTH,
   WITHOUT_CONTROLS,
 } from '../../schema/fields.js';
 import { defineResource, field } from '../../schema/resource.js';
-
-export const SinkKinds = ['http', 'syslog'] as const;
-export const SinkSources = ['audit', 'events'] as const;
-export const SinkFormats = ['native', 'ocsf'] as const;
-export const SinkOutcomes = ['delivered', 'failed'] as const;
 
 /** A certificate in PEM. */
 function PemText(description: string, limits: { minLength?: number; maxLength?: number }) {
