@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import { pruneSinkDeliveries } from '../../src/events/retention.js';
 import { assertError, type TestWorkspace, useHarness } from '../support/harness.js';
 import { LogCapture } from '../support/logs.js';
 import { scrape } from '../support/metrics.js';
@@ -324,6 +325,18 @@ describe('failures', () => {
     );
     assert.deepEqual((batches().at(-1) as Received).raw, (batches()[0] as Received).raw);
   });
+});
+
+test('EVENT_RETENTION prunes the delivery log rows older than it, with the events', async () => {
+  const { ws, sink } = await withSink({ sources: ['events'] });
+  await supplier(ws, 'Acme');
+  await eventually(async () => (await deliveries(sink.id)).data.length === 1);
+  const [row] = (await deliveries(sink.id)).data;
+  await h.db.query("update sink_deliveries set created_at = now() - interval '91 days' where id = $1", [
+    row?.id,
+  ]);
+  assert.equal(await pruneSinkDeliveries(h.db, 90 * 86_400_000), 1);
+  assert.deepEqual((await deliveries(sink.id)).data, []);
 });
 
 describe('the credential', () => {
