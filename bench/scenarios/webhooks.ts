@@ -8,8 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type BenchEnv, type Figures, type Scenario, withoutErrors } from '../scenario.js';
-import { freePort, type ServerHandle } from '../servers.js';
+import { type Figures, type Scenario, withoutErrors } from '../scenario.js';
+import type { ServerHandle } from '../servers.js';
+import { call, percentile, spawnRole } from './roles.js';
 
 const EVENTS = 1000;
 const CONCURRENCY = 8;
@@ -78,38 +79,6 @@ class FastReceiver {
   }
 }
 
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-};
-
-/** A tprm-api process of `role` whose management API this scenario drives. */
-async function spawnRole(env: BenchEnv, role: 'api' | 'worker', adminToken: string) {
-  const adminPort = await freePort();
-  const handle = await env.spawnApi({
-    name: `webhooks-${role}`,
-    readyUrl: `http://127.0.0.1:${adminPort}/readyz`,
-    env: {
-      ROLE: role,
-      ADMIN_PORT: String(adminPort),
-      ADMIN_TOKEN: adminToken,
-      WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-    },
-  });
-  return { handle, admin: `http://127.0.0.1:${adminPort}/admin` };
-}
-
-async function call(admin: string, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${admin}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? (JSON.parse(text) as { id: string }) : undefined;
-}
-
 /** Raises `count` alerts, `CONCURRENCY` at a time; resolves with the number that failed. */
 async function raiseAlerts(
   admin: string,
@@ -144,7 +113,7 @@ export const webhooks: Scenario = {
   async run(env) {
     const token = `tprm_admin_${randomBytes(32).toString('base64url')}`;
     const receiver = await FastReceiver.start();
-    const producer = await spawnRole(env, 'api', token);
+    const producer = await spawnRole(env, 'webhooks', 'api', token);
     let worker: ServerHandle | null = null;
     try {
       // A workspace of its own per run (removed by cleanup), so that every run starts alike.
@@ -160,7 +129,7 @@ export const webhooks: Scenario = {
 
       // Throughput first: the backlog is raised while no worker runs.
       let errors = await raiseAlerts(producer.admin, token, workspaceId, EVENTS);
-      worker = (await spawnRole(env, 'worker', token)).handle;
+      worker = (await spawnRole(env, 'webhooks', 'worker', token)).handle;
       await receiver.waitFor(EVENTS, 60_000);
       const arrivals = [...receiver.firstArrival.values()];
       const spanS = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;

@@ -1,0 +1,205 @@
+// Sinks (issue 26 point 5; docs/decisions.md P209-P210): the audit trail pushed to a fast local HTTP collector.
+// Two processes of tprm-api on the bench database: a producer (ROLE=api) whose management API writes, and a
+// worker (ROLE=worker) that delivers.
+// - drain: a backlog of audit entries (imported in bulk while no worker runs) behind a sink, then a worker
+//   starts: entries per second from the first arrival to the last.
+// - lag: audit entries written as fast as the producer takes them (8 lanes of PATCH /admin/workspaces/{id},
+//   each a `workspace.updated` entry) while the worker runs; for each entry, the time from its `occurred_at`
+//   to its arrival at the collector (its req/s: the rate the entries were written at).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Figures, type Scenario, withoutErrors } from '../scenario.js';
+import type { ServerHandle } from '../servers.js';
+import { call, percentile, spawnRole } from './roles.js';
+
+const BACKLOG = 20_000;
+const IMPORT_CHUNK = 5_000;
+const WRITES = 2_000;
+const LANES = 8;
+const LAG = 'lag: entry to collector';
+const DRAIN = 'drain: entries per second';
+
+/** Takes NDJSON batches; records each record's first arrival and its lag; answers 200 at once. */
+class Collector {
+  readonly firstArrival = new Map<string, number>();
+  readonly lagMs: number[] = [];
+  private waiter: { count: number; resolve: () => void } | null = null;
+
+  private constructor(readonly server: Server) {}
+
+  static async start(): Promise<Collector> {
+    const server = createServer();
+    const collector = new Collector(server);
+    server.on('request', (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const arrived = Date.now();
+        res.writeHead(200).end();
+        for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+          if (line === '') continue;
+          const record = JSON.parse(line) as { id: string; occurred_at: string };
+          if (collector.firstArrival.has(record.id)) continue;
+          collector.firstArrival.set(record.id, arrived);
+          collector.lagMs.push(arrived - Date.parse(record.occurred_at));
+        }
+        if (collector.waiter && collector.firstArrival.size >= collector.waiter.count)
+          collector.waiter.resolve();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return collector;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/sink`;
+  }
+
+  reset(): void {
+    this.firstArrival.clear();
+    this.lagMs.length = 0;
+  }
+
+  /** Resolves once `count` distinct records have arrived, or after `timeoutMs` (the rest count as errors). */
+  waitFor(count: number, timeoutMs: number): Promise<void> {
+    if (this.firstArrival.size >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiter = {
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          this.waiter = null;
+          resolve();
+        },
+      };
+    });
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** `count` audit entries appended to the workspace's trail by the import, `IMPORT_CHUNK` a request. */
+async function importBacklog(
+  admin: string,
+  token: string,
+  workspaceId: string,
+  count: number,
+): Promise<void> {
+  for (let done = 0; done < count; done += IMPORT_CHUNK) {
+    const audit_logs = Array.from({ length: Math.min(IMPORT_CHUNK, count - done) }, () => ({
+      id: randomUUID(),
+      action: 'supplier.created',
+      actor_type: 'system',
+      metadata: {},
+    }));
+    await call(admin, token, 'POST', `/workspaces/${workspaceId}/import`, { audit_logs });
+  }
+}
+
+/** Writes `count` audit entries, `LANES` requests at a time; resolves with the number that failed. */
+async function writeEntries(
+  admin: string,
+  token: string,
+  workspaceId: string,
+  count: number,
+): Promise<number> {
+  let next = 0;
+  let failed = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      await call(admin, token, 'PATCH', `/workspaces/${workspaceId}`, {
+        name: `bench-sink ${workspaceId} ${i}`,
+      }).catch(() => failed++);
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, lane));
+  return failed;
+}
+
+export const sink: Scenario = {
+  name: 'sink',
+  title: `Sinks: the audit trail to a local HTTP collector (${BACKLOG.toLocaleString('en')} backlog, ${WRITES.toLocaleString('en')} live)`,
+  target: 'p99 entry-to-collector < 2 s at the full write rate; a backlog drains at >= 2,000 entries/s',
+  // Two processes share the database: a PostgreSQL server (the embedded store belongs to one process).
+  stores: ['postgres'],
+  sides: ['api'],
+  async run(env) {
+    const token = `tprm_admin_${randomBytes(32).toString('base64url')}`;
+    const collector = await Collector.start();
+    const producer = await spawnRole(env, 'sink', 'api', token);
+    let worker: ServerHandle | null = null;
+    try {
+      // A workspace of its own per run (removed by cleanup), so that every run starts alike.
+      const ws = await call(producer.admin, token, 'POST', '/workspaces', {
+        name: `bench-sink ${Date.now()}`,
+        plan: 'enterprise',
+      });
+      const workspaceId = ws?.id as string;
+      await call(producer.admin, token, 'POST', `/workspaces/${workspaceId}/sinks`, {
+        kind: 'http',
+        url: collector.url,
+        sources: ['audit'],
+      });
+
+      // Drain first: the backlog is written while no worker runs (the sink's own entry is its first record).
+      await importBacklog(producer.admin, token, workspaceId, BACKLOG);
+      worker = (await spawnRole(env, 'sink', 'worker', token)).handle;
+      // The sink's registration, the backlog and each import request's own entry.
+      const expected = 1 + BACKLOG + Math.ceil(BACKLOG / IMPORT_CHUNK);
+      await collector.waitFor(expected, 120_000);
+      const arrivals = [...collector.firstArrival.values()];
+      const spanS = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
+      const drain: Figures = {
+        reqPerSec: (arrivals.length - 1) / spanS,
+        requests: arrivals.length,
+        errors: expected - arrivals.length,
+      };
+
+      // Lag: the worker is up and idle; entries arrive as they commit.
+      collector.reset();
+      const writing = Date.now();
+      const failed = await writeEntries(producer.admin, token, workspaceId, WRITES);
+      const writeRate = WRITES / ((Date.now() - writing) / 1000);
+      await collector.waitFor(WRITES, 60_000);
+      const lag: Figures = {
+        // The rate the entries were written at: the lag is measured under it.
+        reqPerSec: writeRate,
+        p50Ms: percentile(collector.lagMs, 50),
+        p99Ms: percentile(collector.lagMs, 99),
+        requests: collector.lagMs.length,
+        errors: failed + (WRITES - collector.lagMs.length),
+      };
+      return { [LAG]: lag, [DRAIN]: drain };
+    } finally {
+      await Promise.all([worker?.stop(), producer.handle.stop(), collector.close()]);
+    }
+  },
+  async cleanup(env) {
+    await env.db?.query(
+      `with gone as (select id from workspaces where name like 'bench-sink %'),
+       d1 as (delete from sink_deliveries where workspace_id in (select id from gone)),
+       d2 as (delete from audit_logs where workspace_id in (select id from gone))
+       select 1`,
+    );
+    await env.db?.query(
+      `delete from sinks where workspace_id in (select id from workspaces where name like 'bench-sink %')`,
+    );
+    await env.db?.query(`delete from workspaces where name like 'bench-sink %'`);
+  },
+  judge(medians) {
+    const lagP99 = medians.api?.[LAG]?.p99Ms;
+    const rate = medians.api?.[DRAIN]?.reqPerSec;
+    const lagOk = lagP99 !== undefined && lagP99 < 2000;
+    const rateOk = rate !== undefined && rate >= 2000;
+    return withoutErrors(medians, {
+      ok: lagOk && rateOk,
+      detail: `lag p99 ${lagP99?.toFixed(0) ?? '?'} ms < 2000 ${lagOk ? 'ok' : 'MISSED'}; ${rate?.toFixed(0) ?? '?'} entries/s >= 2000 ${rateOk ? 'ok' : 'MISSED'}`,
+    });
+  },
+};
