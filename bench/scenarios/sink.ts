@@ -7,11 +7,9 @@
 //   each a `workspace.updated` entry) while the worker runs; for each entry, the time from its `occurred_at`
 //   to its arrival at the collector (its req/s: the rate the entries were written at).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Figures, type Scenario, withoutErrors } from '../scenario.js';
 import type { ServerHandle } from '../servers.js';
-import { call, percentile, spawnRole } from './roles.js';
+import { Collector, call, percentile, spawnRole } from './roles.js';
 
 const BACKLOG = 20_000;
 const IMPORT_CHUNK = 5_000;
@@ -19,69 +17,6 @@ const WRITES = 2_000;
 const LANES = 8;
 const LAG = 'lag: entry to collector';
 const DRAIN = 'drain: entries per second';
-
-/** Takes NDJSON batches; records each record's first arrival and its lag; answers 200 at once. */
-class Collector {
-  readonly firstArrival = new Map<string, number>();
-  readonly lagMs: number[] = [];
-  private waiter: { count: number; resolve: () => void } | null = null;
-
-  private constructor(readonly server: Server) {}
-
-  static async start(): Promise<Collector> {
-    const server = createServer();
-    const collector = new Collector(server);
-    server.on('request', (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const arrived = Date.now();
-        res.writeHead(200).end();
-        for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
-          if (line === '') continue;
-          const record = JSON.parse(line) as { id: string; occurred_at: string };
-          if (collector.firstArrival.has(record.id)) continue;
-          collector.firstArrival.set(record.id, arrived);
-          collector.lagMs.push(arrived - Date.parse(record.occurred_at));
-        }
-        if (collector.waiter && collector.firstArrival.size >= collector.waiter.count)
-          collector.waiter.resolve();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return collector;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/sink`;
-  }
-
-  reset(): void {
-    this.firstArrival.clear();
-    this.lagMs.length = 0;
-  }
-
-  /** Resolves once `count` distinct records have arrived, or after `timeoutMs` (the rest count as errors). */
-  waitFor(count: number, timeoutMs: number): Promise<void> {
-    if (this.firstArrival.size >= count) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.waiter = {
-        count,
-        resolve: () => {
-          clearTimeout(timer);
-          this.waiter = null;
-          resolve();
-        },
-      };
-    });
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** `count` audit entries appended to the workspace's trail by the import, `IMPORT_CHUNK` a request. */
 async function importBacklog(
@@ -131,7 +66,16 @@ export const sink: Scenario = {
   sides: ['api'],
   async run(env) {
     const token = `tprm_admin_${randomBytes(32).toString('base64url')}`;
-    const collector = await Collector.start();
+    // Each batch is NDJSON, one audit entry a line.
+    const collector = await Collector.start((body) =>
+      body
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => {
+          const entry = JSON.parse(line) as { id: string; occurred_at: string };
+          return { id: entry.id, occurredAt: entry.occurred_at };
+        }),
+    );
     const producer = await spawnRole(env, 'sink', 'api', token);
     let worker: ServerHandle | null = null;
     try {

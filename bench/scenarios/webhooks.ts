@@ -6,78 +6,14 @@
 // - throughput: 1,000 alerts raised while no worker runs, then a worker starts: deliveries per second from
 //   its first delivery to its last.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Figures, type Scenario, withoutErrors } from '../scenario.js';
 import type { ServerHandle } from '../servers.js';
-import { call, percentile, spawnRole } from './roles.js';
+import { Collector, call, percentile, spawnRole } from './roles.js';
 
 const EVENTS = 1000;
 const CONCURRENCY = 8;
 const LAG = 'lag: event to first attempt';
 const THROUGHPUT = 'throughput: deliveries per second';
-
-/** Records when each event first arrives; answers 200 at once. */
-class FastReceiver {
-  readonly firstArrival = new Map<string, number>();
-  readonly lagMs: number[] = [];
-  private waiter: { count: number; resolve: () => void } | null = null;
-
-  private constructor(readonly server: Server) {}
-
-  static async start(): Promise<FastReceiver> {
-    const server = createServer();
-    const receiver = new FastReceiver(server);
-    server.on('request', (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const arrived = Date.now();
-        res.writeHead(200).end();
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          event_id: string;
-          occurred_at: string;
-        };
-        if (receiver.firstArrival.has(event.event_id)) return;
-        receiver.firstArrival.set(event.event_id, arrived);
-        receiver.lagMs.push(arrived - Date.parse(event.occurred_at));
-        if (receiver.waiter && receiver.firstArrival.size >= receiver.waiter.count) receiver.waiter.resolve();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return receiver;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-
-  reset(): void {
-    this.firstArrival.clear();
-    this.lagMs.length = 0;
-  }
-
-  /** Resolves once `count` distinct events have arrived, or after `timeoutMs` (the rest count as errors). */
-  waitFor(count: number, timeoutMs: number): Promise<void> {
-    if (this.firstArrival.size >= count) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.waiter = {
-        count,
-        resolve: () => {
-          clearTimeout(timer);
-          this.waiter = null;
-          resolve();
-        },
-      };
-    });
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** Raises `count` alerts, `CONCURRENCY` at a time; resolves with the number that failed. */
 async function raiseAlerts(
@@ -112,7 +48,11 @@ export const webhooks: Scenario = {
   sides: ['api'],
   async run(env) {
     const token = `tprm_admin_${randomBytes(32).toString('base64url')}`;
-    const receiver = await FastReceiver.start();
+    // Each delivery is one event's payload.
+    const receiver = await Collector.start((body) => {
+      const event = JSON.parse(body) as { event_id: string; occurred_at: string };
+      return [{ id: event.event_id, occurredAt: event.occurred_at }];
+    });
     const producer = await spawnRole(env, 'webhooks', 'api', token);
     let worker: ServerHandle | null = null;
     try {
