@@ -36,26 +36,31 @@ export interface PositionedRecord extends SinkRecord {
   at: string;
 }
 
-// The first record after the position in feed order, for the index (workspace_id, occurred_at, id).
-const AFTER = `(t.occurred_at, t.id) > (coalesce($2::timestamptz, '-infinity'),
-                                        coalesce($3::uuid, '00000000-0000-0000-0000-000000000000'))`;
-
-// The entry exactly as the feed serves it: the resource's own JSON (nothing personal is in an entry, P72).
-const AUDIT_SQL = `
-  select iso(t.occurred_at) as at, t.id::text as id, t.action as kind, ${AuditLog.json('t', { pii: false })} as json
-    from audit_logs t
-   where t.workspace_id = $1 and ${AFTER}
-   order by t.occurred_at, t.id
-   limit $4`;
-
-const EVENT_SQL = `
-  select iso(t.occurred_at) as at, t.id::text as id, t.type as kind, t.payload as json
-    from event_log t
-   where t.workspace_id = $1 and ($5::text[] is null or t.type = any ($5::text[])) and ${AFTER}
-   order by t.occurred_at, t.id
-   limit $4`;
+// The records after the two positions, in one statement (one snapshot: a transaction that commits between two
+// reads could otherwise put its entry after its event). Each log's part is read in feed order through the index
+// (workspace_id, occurred_at, id); a log the sink does not follow reads nothing.
+const after = (at: string, id: string) =>
+  `(t.occurred_at, t.id) > (coalesce(${at}::timestamptz, '-infinity'),
+                            coalesce(${id}::uuid, '00000000-0000-0000-0000-000000000000'))`;
+const RECORDS_SQL = `
+  (select 'audit' as source, iso(t.occurred_at) as at, t.id::text as id, t.action as kind,
+          ${AuditLog.json('t', { pii: false })} as json
+     from audit_logs t
+    where $2 and t.workspace_id = $1 and ${after('$3', '$4')}
+    order by t.occurred_at, t.id
+    limit $9)
+  union all
+  (select 'event', iso(t.occurred_at), t.id::text, t.type, t.payload
+     from event_log t
+    where $5 and t.workspace_id = $1 and ($8::text[] is null or t.type = any ($8::text[]))
+      and ${after('$6', '$7')}
+    order by t.occurred_at, t.id
+    limit $9)
+  order by at, source, id
+  limit $9`;
 
 interface Row {
+  source: SinkRecord['source'];
   at: string;
   id: string;
   kind: string;
@@ -103,27 +108,18 @@ export async function readRecords(
   sink: SinkSelection,
   limit: number,
 ): Promise<PositionedRecord[]> {
-  const read = (sql: string, position: Position | null, extra: unknown[] = []) =>
-    q.query<Row>(sql, [sink.workspace_id, position?.at ?? null, position?.id ?? null, limit, ...extra]);
-  const [audit, events] = await Promise.all([
-    sink.sources.includes('audit') ? read(AUDIT_SQL, sink.audit) : [],
-    sink.sources.includes('events') ? read(EVENT_SQL, sink.event, [sink.event_types]) : [],
+  const rows = await q.query<Row>(RECORDS_SQL, [
+    sink.workspace_id,
+    sink.sources.includes('audit'),
+    sink.audit?.at ?? null,
+    sink.audit?.id ?? null,
+    sink.sources.includes('events'),
+    sink.event?.at ?? null,
+    sink.event?.id ?? null,
+    sink.event_types,
+    limit,
   ]);
-  const merged: PositionedRecord[] = [];
-  let a = 0;
-  let e = 0;
-  while (merged.length < limit && (a < audit.length || e < events.length)) {
-    const nextAudit = audit[a];
-    const nextEvent = events[e];
-    if (nextAudit && (!nextEvent || nextAudit.at <= nextEvent.at)) {
-      merged.push(auditRecord(nextAudit, sink));
-      a++;
-    } else if (nextEvent) {
-      merged.push(eventRecord(nextEvent, sink));
-      e++;
-    }
-  }
-  return merged;
+  return rows.map((row) => (row.source === 'audit' ? auditRecord(row, sink) : eventRecord(row, sink)));
 }
 
 /** Each log's last record in `records`: the positions once they are acknowledged (null: unchanged). */

@@ -126,9 +126,15 @@ describe('an http sink', () => {
       received.filter((r) => 'event_id' in r),
       events,
     );
-    // Merged by instant: the lines are in the order of their instants.
-    const instants = received.map((r) => String(r.occurred_at));
-    assert.deepEqual(instants, [...instants].sort());
+    // Inside a batch the two logs are merged by instant (P209).
+    for (const batch of batches()) {
+      const instants = batch.raw
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => String(JSON.parse(line).occurred_at));
+      assert.deepEqual(instants, [...instants].sort());
+    }
   });
 
   test('Splunk HEC mode: `Authorization: Splunk <token>` and each line the HEC event envelope around the record', async () => {
