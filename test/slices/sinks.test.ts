@@ -429,6 +429,24 @@ describe('management', () => {
 describe('the address policy of webhooks', () => {
   const { h: strict } = useHarness({ env: { WEBHOOK_ALLOW_INSECURE_URLS: 'false' } });
 
+  test('at send time too: a target that resolves to a refused address fails the batch as blocked', async () => {
+    const ws = await strict.workspace();
+    const created = await strict.admin('POST', `/admin/workspaces/${ws.id}/sinks`, {
+      kind: 'http',
+      url: 'https://siem.example/in',
+      sources: ['audit'],
+    });
+    // Stored before the policy could see it (as a URL registered under an older rule would be).
+    await strict.db.query("update sinks set url = 'https://127.0.0.1:9/in' where id = $1", [created.json.id]);
+    strict.sinkWorker();
+    const failed = await eventually(async () => {
+      const res = await strict.admin('GET', `/admin/sinks/${created.json.id}/deliveries`);
+      return res.json.data[0];
+    });
+    assert.equal(failed.outcome, 'failed');
+    assert.match(String(failed.error), /^blocked: /);
+  });
+
   test('refuses http://, loopback, private and localhost targets with a 422 naming the field, and accepts a public one', async () => {
     const ws = await strict.workspace();
     const create = (body: Row) =>
