@@ -2,7 +2,7 @@
 // management API, and the local receiver they deliver to: webhooks and sinks.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BenchEnv } from '../scenario.js';
+import { type BenchEnv, type Medians, type Verdict, withoutErrors } from '../scenario.js';
 import { freePort } from '../servers.js';
 
 /** The `p`th percentile of `values` (nearest rank). */
@@ -107,4 +107,20 @@ export class Collector {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** The verdict of a delivery scenario: its lag series' p99 under `lagMs`, its rate series at least `rate`. */
+export function judgeLagAndRate(
+  medians: Medians,
+  series: { lag: string; rate: string; unit: string },
+  target: { lagMs: number; rate: number },
+): Verdict {
+  const lagP99 = medians.api?.[series.lag]?.p99Ms;
+  const rate = medians.api?.[series.rate]?.reqPerSec;
+  const lagOk = lagP99 !== undefined && lagP99 < target.lagMs;
+  const rateOk = rate !== undefined && rate >= target.rate;
+  return withoutErrors(medians, {
+    ok: lagOk && rateOk,
+    detail: `lag p99 ${lagP99?.toFixed(0) ?? '?'} ms < ${target.lagMs} ${lagOk ? 'ok' : 'MISSED'}; ${rate?.toFixed(0) ?? '?'} ${series.unit} >= ${target.rate} ${rateOk ? 'ok' : 'MISSED'}`,
+  });
 }

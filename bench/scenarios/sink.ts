@@ -7,9 +7,9 @@
 //   each a `workspace.updated` entry) while the worker runs; for each entry, the time from its `occurred_at`
 //   to its arrival at the collector (its req/s: the rate the entries were written at).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type Figures, type Scenario, withoutErrors } from '../scenario.js';
+import type { Figures, Scenario } from '../scenario.js';
 import type { ServerHandle } from '../servers.js';
-import { Collector, call, percentile, spawnRole } from './roles.js';
+import { Collector, call, judgeLagAndRate, percentile, spawnRole } from './roles.js';
 
 const BACKLOG = 20_000;
 const IMPORT_CHUNK = 5_000;
@@ -136,14 +136,6 @@ export const sink: Scenario = {
     );
     await env.db?.query(`delete from workspaces where name like 'bench-sink %'`);
   },
-  judge(medians) {
-    const lagP99 = medians.api?.[LAG]?.p99Ms;
-    const rate = medians.api?.[DRAIN]?.reqPerSec;
-    const lagOk = lagP99 !== undefined && lagP99 < 2000;
-    const rateOk = rate !== undefined && rate >= 2000;
-    return withoutErrors(medians, {
-      ok: lagOk && rateOk,
-      detail: `lag p99 ${lagP99?.toFixed(0) ?? '?'} ms < 2000 ${lagOk ? 'ok' : 'MISSED'}; ${rate?.toFixed(0) ?? '?'} entries/s >= 2000 ${rateOk ? 'ok' : 'MISSED'}`,
-    });
-  },
+  judge: (medians) =>
+    judgeLagAndRate(medians, { lag: LAG, rate: DRAIN, unit: 'entries/s' }, { lagMs: 2000, rate: 2000 }),
 };

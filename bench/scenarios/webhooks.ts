@@ -6,9 +6,9 @@
 // - throughput: 1,000 alerts raised while no worker runs, then a worker starts: deliveries per second from
 //   its first delivery to its last.
 import { randomBytes } from 'node:crypto';
-import { type Figures, type Scenario, withoutErrors } from '../scenario.js';
+import type { Figures, Scenario } from '../scenario.js';
 import type { ServerHandle } from '../servers.js';
-import { Collector, call, percentile, spawnRole } from './roles.js';
+import { Collector, call, judgeLagAndRate, percentile, spawnRole } from './roles.js';
 
 const EVENTS = 1000;
 const CONCURRENCY = 8;
@@ -108,14 +108,10 @@ export const webhooks: Scenario = {
     );
     await env.db?.query(`delete from workspaces where name like 'bench-webhooks %'`);
   },
-  judge(medians) {
-    const lagP99 = medians.api?.[LAG]?.p99Ms;
-    const rate = medians.api?.[THROUGHPUT]?.reqPerSec;
-    const lagOk = lagP99 !== undefined && lagP99 < 1000;
-    const rateOk = rate !== undefined && rate >= 500;
-    return withoutErrors(medians, {
-      ok: lagOk && rateOk,
-      detail: `lag p99 ${lagP99?.toFixed(0) ?? '?'} ms < 1000 ${lagOk ? 'ok' : 'MISSED'}; ${rate?.toFixed(0) ?? '?'} deliveries/s >= 500 ${rateOk ? 'ok' : 'MISSED'}`,
-    });
-  },
+  judge: (medians) =>
+    judgeLagAndRate(
+      medians,
+      { lag: LAG, rate: THROUGHPUT, unit: 'deliveries/s' },
+      { lagMs: 1000, rate: 500 },
+    ),
 };
