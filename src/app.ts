@@ -1,5 +1,6 @@
 // Builds the two HTTP applications from their services. Wiring only: behaviour lives in http/, resources/
 // and management/.
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { Dispatcher, type DispatcherOptions } from './events/dispatcher.js';
 import { startEventPruner } from './events/retention.js';
@@ -12,6 +13,7 @@ import { PUBLIC_DOCUMENT_OPERATIONS } from './openapi/document.js';
 import { apiReferenceRoutes } from './openapi/reference.js';
 import { publicRoutes } from './resources/index.js';
 import type { Services } from './services.js';
+import { SinkWorker, type SinkWorkerOptions } from './sinks/worker.js';
 
 export function buildPublicApp(services: Services): FastifyInstance {
   const app = createServer('public', services);
@@ -61,4 +63,24 @@ export function startEventRetention(services: Services): { stop: () => Promise<v
     services.config.eventRetentionMs,
     services.logger.child({ component: 'events' }),
   );
+}
+
+/** The sinks' delivery loop of a process whose ROLE includes the worker (not started: call start()). */
+export function createSinkWorker(
+  services: Services,
+  options: Partial<Pick<SinkWorkerOptions, 'concurrency' | 'pollIntervalMs' | 'leaseMarginMs'>> = {},
+): SinkWorker {
+  const { config } = services;
+  return new SinkWorker(services.db, {
+    batchSize: config.sinkBatchSize,
+    batchAgeMs: config.sinkBatchAgeMs,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    disableAfterMs: config.webhookDisableAfterMs,
+    allowInsecure: config.webhookAllowInsecureUrls,
+    hostname: hostname(),
+    logger: services.logger.child({ component: 'sinks' }),
+    metrics: services.metrics,
+    ...options,
+  });
 }

@@ -35,6 +35,10 @@ export interface Config extends HttpTimeouts {
   webhookDisableAfterMs: number;
   /** Events older than this are deleted by the worker, with their delivery attempts (P175). */
   eventRetentionMs: number;
+  /** The most records a sink's batch holds (P210). */
+  sinkBatchSize: number;
+  /** A sink's batch that is not full is sent once its oldest record is this old (P210). */
+  sinkBatchAgeMs: number;
   role: Role;
   logLevel: string;
 }
@@ -94,6 +98,8 @@ export const SETTINGS = {
     fallback: '90d',
     form: 'a duration of at least 1d such as 30d, 90d or 400d (units m, h, d)',
   },
+  SINK_BATCH_SIZE: { fallback: '500', form: 'an integer from 1 to 10000' },
+  SINK_BATCH_AGE: { fallback: '1s', form: `${DURATION}, above 0` },
   REQUEST_TIMEOUT: { fallback: '30s', form: `${DURATION}, above 0` },
   KEEP_ALIVE_TIMEOUT: { fallback: '5s', form: `${DURATION}, above 0` },
   ROLE: { fallback: 'all', form: ROLES.join(', ').replace(/, (?=[^,]*$)/, ' or ') },
@@ -236,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: parsed(env, 'WEBHOOK_TIMEOUT', parseDuration, 10_000),
     webhookDisableAfterMs: parsed(env, 'WEBHOOK_DISABLE_AFTER', parseDuration, DEFAULT_DISABLE_AFTER_MS),
     eventRetentionMs: parsed(env, 'EVENT_RETENTION', retention, DEFAULT_EVENT_RETENTION_MS),
+    sinkBatchSize: integer(env, 'SINK_BATCH_SIZE', 500, 1, 10_000),
+    sinkBatchAgeMs: parsed(env, 'SINK_BATCH_AGE', positive, 1_000),
     ...httpTimeouts(env),
     role,
     logLevel,

@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildAdminApp, buildPublicApp, createDispatcher, startEventRetention } from './app.js';
+import {
+  buildAdminApp,
+  buildPublicApp,
+  createDispatcher,
+  createSinkWorker,
+  startEventRetention,
+} from './app.js';
 import { type Config, ConfigError, loadConfig, SETTINGS, type SettingName, usage } from './config.js';
 import { EXPORTS_PER_PROCESS } from './contract/limits.js';
 import { purgeIdempotencyKeys } from './http/idempotency.js';
@@ -163,6 +169,9 @@ async function main(args: string[]): Promise<void> {
     draining.push(worker.close);
     const retention = startEventRetention(services);
     draining.push(retention.stop);
+    const sinks = createSinkWorker(services);
+    sinks.start();
+    draining.push(() => sinks.stop());
   }
   // Installed before anything else runs (the demo data of a first start included): a SIGTERM at any point
   // from here stops the process cleanly.

@@ -9,6 +9,7 @@ import { listDeep } from './list-deep.js';
 import { listFirst } from './list-first.js';
 import { postSuppliers } from './post-suppliers.js';
 import { putAssets } from './put-assets.js';
+import { sink } from './sink.js';
 import { startup } from './startup.js';
 import { webhooks } from './webhooks.js';
 
@@ -23,5 +24,6 @@ export const scenarios: readonly Scenario[] = [
   postSuppliers,
   startup,
   webhooks,
+  sink,
   exportStream,
 ];

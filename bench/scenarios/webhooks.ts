@@ -6,109 +6,14 @@
 // - throughput: 1,000 alerts raised while no worker runs, then a worker starts: deliveries per second from
 //   its first delivery to its last.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type BenchEnv, type Figures, type Scenario, withoutErrors } from '../scenario.js';
-import { freePort, type ServerHandle } from '../servers.js';
+import type { Figures, Scenario } from '../scenario.js';
+import type { ServerHandle } from '../servers.js';
+import { Collector, call, judgeLagAndRate, percentile, spawnRole } from './roles.js';
 
 const EVENTS = 1000;
 const CONCURRENCY = 8;
 const LAG = 'lag: event to first attempt';
 const THROUGHPUT = 'throughput: deliveries per second';
-
-/** Records when each event first arrives; answers 200 at once. */
-class FastReceiver {
-  readonly firstArrival = new Map<string, number>();
-  readonly lagMs: number[] = [];
-  private waiter: { count: number; resolve: () => void } | null = null;
-
-  private constructor(readonly server: Server) {}
-
-  static async start(): Promise<FastReceiver> {
-    const server = createServer();
-    const receiver = new FastReceiver(server);
-    server.on('request', (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const arrived = Date.now();
-        res.writeHead(200).end();
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          event_id: string;
-          occurred_at: string;
-        };
-        if (receiver.firstArrival.has(event.event_id)) return;
-        receiver.firstArrival.set(event.event_id, arrived);
-        receiver.lagMs.push(arrived - Date.parse(event.occurred_at));
-        if (receiver.waiter && receiver.firstArrival.size >= receiver.waiter.count) receiver.waiter.resolve();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return receiver;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-
-  reset(): void {
-    this.firstArrival.clear();
-    this.lagMs.length = 0;
-  }
-
-  /** Resolves once `count` distinct events have arrived, or after `timeoutMs` (the rest count as errors). */
-  waitFor(count: number, timeoutMs: number): Promise<void> {
-    if (this.firstArrival.size >= count) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.waiter = {
-        count,
-        resolve: () => {
-          clearTimeout(timer);
-          this.waiter = null;
-          resolve();
-        },
-      };
-    });
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-};
-
-/** A tprm-api process of `role` whose management API this scenario drives. */
-async function spawnRole(env: BenchEnv, role: 'api' | 'worker', adminToken: string) {
-  const adminPort = await freePort();
-  const handle = await env.spawnApi({
-    name: `webhooks-${role}`,
-    readyUrl: `http://127.0.0.1:${adminPort}/readyz`,
-    env: {
-      ROLE: role,
-      ADMIN_PORT: String(adminPort),
-      ADMIN_TOKEN: adminToken,
-      WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-    },
-  });
-  return { handle, admin: `http://127.0.0.1:${adminPort}/admin` };
-}
-
-async function call(admin: string, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${admin}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? (JSON.parse(text) as { id: string }) : undefined;
-}
 
 /** Raises `count` alerts, `CONCURRENCY` at a time; resolves with the number that failed. */
 async function raiseAlerts(
@@ -143,8 +48,12 @@ export const webhooks: Scenario = {
   sides: ['api'],
   async run(env) {
     const token = `tprm_admin_${randomBytes(32).toString('base64url')}`;
-    const receiver = await FastReceiver.start();
-    const producer = await spawnRole(env, 'api', token);
+    // Each delivery is one event's payload.
+    const receiver = await Collector.start((body) => {
+      const event = JSON.parse(body) as { event_id: string; occurred_at: string };
+      return [{ id: event.event_id, occurredAt: event.occurred_at }];
+    });
+    const producer = await spawnRole(env, 'webhooks', 'api', token);
     let worker: ServerHandle | null = null;
     try {
       // A workspace of its own per run (removed by cleanup), so that every run starts alike.
@@ -160,7 +69,7 @@ export const webhooks: Scenario = {
 
       // Throughput first: the backlog is raised while no worker runs.
       let errors = await raiseAlerts(producer.admin, token, workspaceId, EVENTS);
-      worker = (await spawnRole(env, 'worker', token)).handle;
+      worker = (await spawnRole(env, 'webhooks', 'worker', token)).handle;
       await receiver.waitFor(EVENTS, 60_000);
       const arrivals = [...receiver.firstArrival.values()];
       const spanS = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
@@ -199,14 +108,10 @@ export const webhooks: Scenario = {
     );
     await env.db?.query(`delete from workspaces where name like 'bench-webhooks %'`);
   },
-  judge(medians) {
-    const lagP99 = medians.api?.[LAG]?.p99Ms;
-    const rate = medians.api?.[THROUGHPUT]?.reqPerSec;
-    const lagOk = lagP99 !== undefined && lagP99 < 1000;
-    const rateOk = rate !== undefined && rate >= 500;
-    return withoutErrors(medians, {
-      ok: lagOk && rateOk,
-      detail: `lag p99 ${lagP99?.toFixed(0) ?? '?'} ms < 1000 ${lagOk ? 'ok' : 'MISSED'}; ${rate?.toFixed(0) ?? '?'} deliveries/s >= 500 ${rateOk ? 'ok' : 'MISSED'}`,
-    });
-  },
+  judge: (medians) =>
+    judgeLagAndRate(
+      medians,
+      { lag: LAG, rate: THROUGHPUT, unit: 'deliveries/s' },
+      { lagMs: 1000, rate: 500 },
+    ),
 };

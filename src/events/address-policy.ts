@@ -100,14 +100,23 @@ export function checkWebhookUrl(url: string, opts: { allowInsecure: boolean }): 
   }
   // Credentials in a URL end up stored and shown in plain text, and sent to whoever the host is.
   if (parsed.username !== '' || parsed.password !== '') return 'URL must not contain a user name or password';
+  const problem = checkTargetHost(parsed.hostname.replace(/^\[(.*)\]$/, '$1'), opts);
+  return problem && `URL ${problem}`;
+}
+
+/**
+ * Why a target's host (a name or an IP literal, without brackets) cannot be registered, or null when it can:
+ * the URL's host of a webhook or http sink, the address of a syslog sink (P211). Names are judged again at
+ * connect time (guardedLookup).
+ */
+export function checkTargetHost(host: string, opts: { allowInsecure: boolean }): string | null {
   if (opts.allowInsecure) return null;
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isIP(host) !== 0) {
-    return isForbiddenAddress(host) ? `URL host ${host} is a loopback, private or reserved address` : null;
+    return isForbiddenAddress(host) ? `host ${host} is a loopback, private or reserved address` : null;
   }
   // `localhost.` with a trailing dot is the same name.
   const name = host.replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return 'URL host must not be localhost';
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'host must not be localhost';
   return null;
 }
 

@@ -1,4 +1,5 @@
-// EVENT_RETENTION (P175): the worker deletes events older than the retention, with their delivery attempts, in
+// EVENT_RETENTION (P175): the worker deletes events older than the retention, with their delivery attempts (and
+// the sinks' delivery log rows of that age, P214), in
 // small batches, so that no statement holds many locks or runs long and the dispatchers' claims are never kept
 // waiting. Inside the window nothing changes: every event stays in GET /v1/events and every attempt in the
 // delivery log. Any number of workers may prune at once: each batch locks the events it deletes (SKIP LOCKED).
@@ -29,6 +30,34 @@ const PRUNE_SQL = `
      where e.workspace_id = x.workspace_id and e.id = x.id
     returning 1)
   select (select count(*) from gone)::int as events, (select count(*) from attempts)::int as attempts`;
+
+// The sinks' delivery log (migration 0022) is kept as long as the events: the oldest rows, a batch a statement.
+const PRUNE_SINK_DELIVERIES_SQL = `
+  with expired as (
+    select workspace_id, id from sink_deliveries
+     where created_at < clock_timestamp() - $1 * interval '1 millisecond'
+     order by created_at
+     limit $2
+     for update skip locked)
+  delete from sink_deliveries d using expired x
+   where d.workspace_id = x.workspace_id and d.id = x.id
+  returning 1`;
+
+/** Deletes the sinks' delivery log rows older than `retentionMs`, `batch` a statement; returns how many. */
+export async function pruneSinkDeliveries(
+  db: Db,
+  retentionMs: number,
+  options: { batch?: number; signal?: AbortSignal } = {},
+): Promise<number> {
+  const batch = options.batch ?? PRUNE_BATCH;
+  let total = 0;
+  while (!options.signal?.aborted) {
+    const deleted = (await db.query(PRUNE_SINK_DELIVERIES_SQL, [retentionMs, batch])).length;
+    total += deleted;
+    if (deleted < batch) break;
+  }
+  return total;
+}
 
 export interface Pruned {
   events: number;
@@ -66,9 +95,16 @@ export function startEventPruner(
   const abort = new AbortController();
   let running: Promise<unknown> = Promise.resolve();
   const turn = () => {
-    running = pruneEvents(db, retentionMs, { signal: abort.signal }).then(
-      (pruned) => {
-        if (pruned.events > 0) logger.info(pruned, 'expired events deleted (EVENT_RETENTION)');
+    running = Promise.all([
+      pruneEvents(db, retentionMs, { signal: abort.signal }),
+      pruneSinkDeliveries(db, retentionMs, { signal: abort.signal }),
+    ]).then(
+      ([pruned, sinkDeliveries]) => {
+        if (pruned.events > 0 || sinkDeliveries > 0)
+          logger.info(
+            { ...pruned, sink_deliveries: sinkDeliveries },
+            'expired events deleted (EVENT_RETENTION)',
+          );
       },
       (error: Error) => {
         if (!abort.signal.aborted) logger.warn({ err: error.message }, 'pruning expired events failed');

@@ -28,6 +28,17 @@ export interface Sender {
   close(): void;
 }
 
+/** One POST of `body` with `headers` under the rules above: what the webhook sender and the http sinks send. */
+export interface Poster {
+  post(
+    url: string,
+    body: Buffer,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<AttemptOutcome>;
+  close(): void;
+}
+
 const failure = (
   errorClass: string,
   error: string,
@@ -59,11 +70,22 @@ function connectionFailure(error: NodeJS.ErrnoException, timeoutMs: number): Att
     : failure('connection', `connection error: ${error.message}`);
 }
 
-export function createSender(options: {
+export interface PosterOptions {
   timeoutMs: number;
   allowInsecure: boolean;
   userAgent: string;
-}): Sender {
+}
+
+export function createSender(options: PosterOptions): Sender {
+  const poster = createPoster(options);
+  return {
+    send: (url, body, signature, signal) =>
+      poster.post(url, body, { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature }, signal),
+    close: poster.close,
+  };
+}
+
+export function createPoster(options: PosterOptions): Poster {
   const lookup = guardedLookup(options.allowInsecure);
   // Keep-alive pays the TLS handshake once per receiver instead of once per attempt.
   const agents = {
@@ -71,7 +93,7 @@ export function createSender(options: {
     'http:': new http.Agent({ keepAlive: true, maxSockets: 64, lookup }),
   };
 
-  const send = (url: string, body: Buffer, signature: string, signal?: AbortSignal) =>
+  const post = (url: string, body: Buffer, headers: Record<string, string>, signal?: AbortSignal) =>
     new Promise<AttemptOutcome>((resolve) => {
       const problem = checkWebhookUrl(url, { allowInsecure: options.allowInsecure });
       if (problem) return resolve(failure('blocked', `blocked: ${problem}`));
@@ -110,12 +132,7 @@ export function createSender(options: {
         method: 'POST',
         agent: agents[target.protocol as 'https:' | 'http:'],
         lookup,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': body.length,
-          'user-agent': options.userAgent,
-          [SIGNATURE_HEADER]: signature,
-        },
+        headers: { ...headers, 'content-length': body.length, 'user-agent': options.userAgent },
       });
       const fail = (error: NodeJS.ErrnoException) => {
         request.destroy();
@@ -171,7 +188,7 @@ export function createSender(options: {
     });
 
   return {
-    send,
+    post,
     close() {
       agents['https:'].destroy();
       agents['http:'].destroy();

@@ -27,6 +27,14 @@ export interface Metrics {
   webhookDisabled: Counter;
   webhookLag: Histogram;
   webhookQueue: Gauge<'state'>;
+  // Sinks (sinks/worker.ts): batches and their records by outcome (delivered, failed) and kind (http, syslog),
+  // how long each send took, each delivered record's lag from its instant to its acknowledgement, and the sinks
+  // disabled. Sink ids are not labels (unbounded): they are in the log lines and the delivery log.
+  sinkBatches: Counter<'outcome' | 'kind'>;
+  sinkRecords: Counter<'outcome' | 'kind'>;
+  sinkBatchDuration: Histogram<'outcome' | 'kind'>;
+  sinkLag: Histogram;
+  sinkDisabled: Counter;
   /** Names the database and limiter whose state the gauges report (createServices). */
   observe(sources: MetricSources): void;
 }
@@ -160,6 +168,36 @@ export function createMetrics(): Metrics {
       name: 'tprm_webhook_queue_depth',
       help: 'Delivery attempts of the whole fleet by state: due (pending, due now), scheduled (pending, due later), paused (pending, its endpoint disabled), delivering. Reported by workers.',
       labelNames: ['state'],
+      registers,
+    }),
+    sinkBatches: new Counter({
+      name: 'tprm_sink_batches_total',
+      help: 'Batches sent to sinks by this process, by outcome (delivered, failed) and sink kind.',
+      labelNames: ['outcome', 'kind'],
+      registers,
+    }),
+    sinkRecords: new Counter({
+      name: 'tprm_sink_records_total',
+      help: 'Records in the batches sent to sinks by this process, by outcome and sink kind (a resent record counts again).',
+      labelNames: ['outcome', 'kind'],
+      registers,
+    }),
+    sinkBatchDuration: new Histogram({
+      name: 'tprm_sink_batch_duration_seconds',
+      help: "Time from the start of a batch's send to the collector's answer, by outcome and sink kind.",
+      labelNames: ['outcome', 'kind'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    sinkLag: new Histogram({
+      name: 'tprm_sink_lag_seconds',
+      help: 'Time from a record (audit entry or event) to its acknowledgement by a sink.',
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    sinkDisabled: new Counter({
+      name: 'tprm_sinks_disabled_total',
+      help: 'Sinks this process disabled because their batches had all failed for WEBHOOK_DISABLE_AFTER.',
       registers,
     }),
     observe(next) {

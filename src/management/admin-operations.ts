@@ -7,6 +7,7 @@ import { assessmentsLifecycle } from '../resources/assessments/lifecycle.js';
 import { assetsLifecycle } from '../resources/assets/lifecycle.js';
 import { auditLogsLifecycle } from '../resources/audit-logs/lifecycle.js';
 import { reportsLifecycle } from '../resources/reports/lifecycle.js';
+import { sinksLifecycle } from '../resources/sinks/lifecycle.js';
 import { webhooksLifecycle } from '../resources/webhooks/lifecycle.js';
 import { operatorOperations } from './operations.js';
 
@@ -18,6 +19,7 @@ export const adminOperations = {
   ...actionPlansLifecycle,
   ...alertsLifecycle,
   ...webhooksLifecycle,
+  ...sinksLifecycle,
   ...auditLogsLifecycle,
 };
 export type AdminOperations = typeof adminOperations;

@@ -9,6 +9,7 @@ import { assessmentsAdmin } from '../resources/assessments/admin.js';
 import { assetsAdmin } from '../resources/assets/admin.js';
 import { auditLogsAdmin } from '../resources/audit-logs/admin.js';
 import { reportsAdmin } from '../resources/reports/admin.js';
+import { sinksAdmin } from '../resources/sinks/admin.js';
 import { webhooksAdmin } from '../resources/webhooks/admin.js';
 import * as actions from './actions.js';
 import { type AdminOperations, adminOperations } from './admin-operations.js';
@@ -48,6 +49,7 @@ const handlers: OperatorHandlers<AdminOperations> = {
   ...actionPlansAdmin,
   ...alertsAdmin,
   ...webhooksAdmin,
+  ...sinksAdmin,
   ...auditLogsAdmin,
 };
 

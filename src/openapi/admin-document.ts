@@ -57,6 +57,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'API keys': 'Keys of the public API: issued with scopes, listed by prefix, revoked.',
   Lifecycle: 'What the web application does to records: status transitions, renders, alerts, reviews.',
   'Webhook endpoints': 'Receivers of signed events, their secrets, and redelivery.',
+  Sinks:
+    'Collectors (HTTP, Splunk HEC, syslog) that receive the audit trail and the events, at least once, in batches.',
   [PROBES]: 'For machines: liveness, readiness and metrics. No token.',
   [REFERENCE]: 'This document and the page that renders it. No token.',
 };

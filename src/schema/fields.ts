@@ -73,6 +73,13 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const DeliveryStatuses = ['pending', 'delivering', 'delivered', 'failed', 'exhausted'] as const;
 export type DeliveryStatus = (typeof DeliveryStatuses)[number];
 
+// Sinks (P203-P219): what a sink is, reads and writes, and what came of a batch's send.
+export const SinkKinds = ['http', 'syslog'] as const;
+export const SinkSources = ['audit', 'events'] as const;
+export type SinkSource = (typeof SinkSources)[number];
+export const SinkFormats = ['native', 'ocsf'] as const;
+export const SinkOutcomes = ['delivered', 'failed'] as const;
+
 export const SCOPES = [
   'suppliers:read',
   'suppliers:write',

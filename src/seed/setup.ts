@@ -55,7 +55,8 @@ const fixedBytes = (ctx: SeedContext, label: string) => (size: number) =>
 
 const setupStart = (ctx: SeedContext) => ctx.now - SETUP_DAYS_AGO * DAY;
 
-/** The set-up's records by table (`workspaces`, `users`, `api_keys`, `webhook_endpoints`, `webhook_deliveries`).
+/** The set-up's records by table (`workspaces`, `users`, `api_keys`, `webhook_endpoints`, `webhook_deliveries`,
+ * `sinks`, `sink_deliveries`).
  * Secrets are included as the service shows them once (`secret`, `signing_secret`). */
 export function buildSetup(ctx: SeedContext): Record<string, SeedRecord[]> {
   const start = setupStart(ctx);
@@ -122,6 +123,44 @@ export function buildSetup(ctx: SeedContext): Record<string, SeedRecord[]> {
     created_at: iso(attempted),
     updated_at: iso(attempted + durationMs),
   };
+  // A Splunk HEC sink of the audit trail in OCSF, and its latest batch (the examples of the sinks' operations).
+  const sinkCreated = endpointCreated + DAY;
+  const sink = {
+    id: recordId(ctx, 'sinks', 0),
+    kind: 'http',
+    description: 'Splunk: the audit trail as OCSF',
+    sources: ['audit'],
+    event_types: null,
+    format: 'ocsf',
+    url: 'https://splunk.demo.example:8088/services/collector/event',
+    hec: true,
+    host: null,
+    port: null,
+    server_name: null,
+    ca: null,
+    has_credential: true,
+    enabled: true,
+    failing_since: null,
+    audit_position: recordId(ctx, 'audit_logs', 0),
+    audit_position_at: iso(attempted),
+    event_position: null,
+    event_position_at: null,
+    created_at: iso(sinkCreated),
+    updated_at: iso(sinkCreated),
+  };
+  const sinkDelivery = {
+    id: recordId(ctx, 'sink_deliveries', 0),
+    sink_id: sink.id,
+    first_id: recordId(ctx, 'audit_logs', 1),
+    last_id: recordId(ctx, 'audit_logs', 0),
+    count: 2,
+    attempt: 1,
+    outcome: 'delivered',
+    status: 200,
+    error: null,
+    duration_ms: 41,
+    created_at: iso(attempted),
+  };
   return {
     workspaces: [
       {
@@ -136,5 +175,7 @@ export function buildSetup(ctx: SeedContext): Record<string, SeedRecord[]> {
     api_keys: keys,
     webhook_endpoints: [endpoint],
     webhook_deliveries: [delivery],
+    sinks: [sink],
+    sink_deliveries: [sinkDelivery],
   };
 }

@@ -58,6 +58,8 @@ const COLLECTIONS = [
   'workspaces',
   'events',
   'webhook_deliveries',
+  'sinks',
+  'sink_deliveries',
 ] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 /** Collections the seed writes: those with ids, and the risk score history (points have no id). */

@@ -17,7 +17,8 @@ export type LocatableTable =
   | 'action_plan_items'
   | 'api_keys'
   | 'webhook_endpoints'
-  | 'webhook_deliveries';
+  | 'webhook_deliveries'
+  | 'sinks';
 
 /** A record named by id alone, standing for the workspace that holds it. */
 export interface Locator {

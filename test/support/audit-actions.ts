@@ -164,5 +164,43 @@ export async function writeEveryAuditAction(h: Harness): Promise<EveryActionWork
   await h.worker();
   await eventually(async () => !(await admin('GET', `/admin/webhook-endpoints/${failing.id}`)).enabled);
 
+  // Sinks (P203-P219): registered with a credential and a URL that holds a token, changed and deleted; then one
+  // the service disables as it does an endpoint (its target refused at send time, its failures six days old).
+  const sink = await admin(
+    'POST',
+    `/admin/workspaces/${wsId}/sinks`,
+    {
+      kind: 'http',
+      url: `https://siem.people.example/in?token=${token}`,
+      credential: `Bearer ${token}`,
+      sources: ['audit'],
+      description: "Ada Lovelace's SIEM",
+    },
+    201,
+  );
+  await admin('PATCH', `/admin/sinks/${sink.id}`, {
+    description: 'Hopper SIEM',
+    credential: `Splunk ${token}`,
+  });
+  await admin('DELETE', `/admin/sinks/${sink.id}`, undefined, 204);
+  const failingSink = await admin(
+    'POST',
+    `/admin/workspaces/${wsId}/sinks`,
+    { kind: 'http', url: `https://siem.people.example/failing?token=${token}`, sources: ['events'] },
+    201,
+  );
+  await h.db.query(
+    `update sinks set url = 'https://127.0.0.1/refused', failing_since = now() - interval '6 days' where id = $1`,
+    [failingSink.id],
+  );
+  await admin(
+    'POST',
+    `/admin/workspaces/${wsId}/alerts`,
+    { scope: 'org', severity: 'low', title: 'Babbage', body: 'Ada' },
+    201,
+  );
+  h.sinkWorker();
+  await eventually(async () => !(await admin('GET', `/admin/sinks/${failingSink.id}`)).enabled);
+
   return { wsId, userId: user.id, said };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { buildAdminApp, buildPublicApp, createDispatcher } from '../../src/app.js';
+import { buildAdminApp, buildPublicApp, createDispatcher, createSinkWorker } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { BucketSet } from '../../src/contract/operation.js';
 import type { Dispatcher } from '../../src/events/dispatcher.js';
@@ -174,6 +174,13 @@ export class Harness {
     await worker.dispatcher.start();
     this.workers.push(worker.close);
     return worker.dispatcher;
+  }
+
+  /** A started sink worker on this harness's database (as in a ROLE=worker process). */
+  sinkWorker(options: Parameters<typeof createSinkWorker>[1] = {}): void {
+    const worker = createSinkWorker(this.services, { pollIntervalMs: 50, ...options });
+    worker.start();
+    this.workers.push(() => worker.stop());
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,16 @@
-// Webhook endpoints and their delivery attempts.
+// Push: webhook endpoints and their delivery attempts, and sinks (docs/decisions.md P203-P219, P216), the
+// destinations of the audit trail and the events.
 import { type Command, Option } from 'commander';
 import { ContractEventTypes, type EventType, EventTypes } from '../../contract/events.js';
-import { type DeliveryStatus, DeliveryStatuses } from '../../schema/fields.js';
+import {
+  type DeliveryStatus,
+  DeliveryStatuses,
+  SinkFormats,
+  SinkKinds,
+  SinkOutcomes,
+  type SinkSource,
+  SinkSources,
+} from '../../schema/fields.js';
 import { act, type Io } from '../command.js';
 import { CliError } from '../errors.js';
 import { examples, integer, list, pick, requireChanges, since } from '../options.js';
@@ -28,6 +37,7 @@ export function webhookCommands(program: Command): void {
   registerCommands(endpoints);
   changeCommands(endpoints);
   deliveryCommands(program, endpoints);
+  sinkCommands(program);
 }
 
 function registerCommands(endpoints: Command): void {
@@ -379,4 +389,182 @@ function outcomeLine(attempt: Attempt): string {
     ...(attempt.error ? [`error: ${attempt.error}`] : []),
   ];
   return `${attempt.status === 'delivered' ? 'Delivered' : 'Not delivered'}: ${parts.join(', ')}.`;
+}
+
+/** A credential is read from stdin, never from the command line (where `ps` and shell histories show it). */
+async function readCredential(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+interface TargetOptions {
+  description?: string;
+  sources?: SinkSource[];
+  eventTypes?: EventType[];
+  format?: 'native' | 'ocsf';
+  url?: string;
+  hec?: boolean;
+  credentialStdin?: boolean;
+  host?: string;
+  port?: number;
+  serverName?: string;
+  caFile?: string;
+}
+
+/** The options of a sink's target, its sources and its format: the same for `create` and `update`. */
+function targetOptions(command: Command): Command {
+  return command
+    .option('--description <text>', 'free text')
+    .option('--sources <list>', `comma-separated: ${SinkSources.join(', ')}`, list(SinkSources))
+    .option(
+      '--event-types <list>',
+      `only these event types (${EventTypes.join(', ')}); default every type`,
+      list(EventTypes),
+    )
+    .addOption(new Option('--format <format>', 'native (as the feeds serve) or ocsf').choices(SinkFormats))
+    .option('--url <url>', 'http: the collector, https://')
+    .option('--hec', 'http: the collector is a Splunk HTTP Event Collector')
+    .option('--credential-stdin', 'http: read the HEC token, or the Authorization header value, from stdin')
+    .option('--host <host>', 'syslog: the receiver')
+    .option('--port <port>', 'syslog: its TLS port', integer(1, 65535))
+    .option('--server-name <name>', "syslog: the name checked in the receiver's certificate")
+    .option('--ca-file <path>', "syslog: the PEM of the CA that signs the receiver's certificate");
+}
+
+async function targetBody(opts: TargetOptions) {
+  const { readFile } = await import('node:fs/promises');
+  return {
+    ...pick(opts, {
+      description: 'description',
+      sources: 'sources',
+      eventTypes: 'event_types',
+      format: 'format',
+      url: 'url',
+      hec: 'hec',
+      host: 'host',
+      port: 'port',
+      serverName: 'server_name',
+    }),
+    ...(opts.credentialStdin ? { credential: await readCredential() } : {}),
+    ...(opts.caFile ? { ca: await readFile(opts.caFile, 'utf8') } : {}),
+  };
+}
+
+const SINK_COLUMNS = ['id', 'kind', 'sources', 'format', 'enabled', 'url', 'host', 'description'] as const;
+
+function sinkCommands(program: Command): void {
+  const sinks = program
+    .command('sinks')
+    .description('push destinations that receive the audit trail and the events (http, Splunk HEC, syslog)')
+    .addHelpText(
+      'after',
+      examples([
+        'tprm sinks create 4f6c… --kind http --url https://siem.acme.example/in --sources audit,events',
+        'printf %s "$HEC_TOKEN" | tprm sinks create 4f6c… --kind http --hec --credential-stdin --url https://splunk.acme.example:8088/services/collector/event --sources audit --format ocsf',
+        'tprm sinks deliveries 2b9e… --outcome failed',
+      ]),
+    );
+  targetOptions(
+    sinks
+      .command('create <workspace-id>')
+      .description('register a sink (POST /admin/workspaces/{id}/sinks); its credential is never shown')
+      .addOption(new Option('--kind <kind>', 'http or syslog').choices(SinkKinds).makeOptionMandatory())
+      .addOption(
+        new Option(
+          '--start <where>',
+          'now: what follows the registration; beginning: all the logs hold',
+        ).choices(['now', 'beginning']),
+      ),
+  ).action(
+    act<[workspaceId: string], TargetOptions & { kind: 'http' | 'syslog'; start?: 'now' | 'beginning' }>(
+      async (io, [id], opts) => {
+        const body = {
+          kind: opts.kind,
+          sources: opts.sources ?? (['audit'] as SinkSource[]),
+          ...(await targetBody(opts)),
+          ...pick(opts, { start: 'start' }),
+        };
+        const sink = await io.admin.createSink({ params: { id }, body });
+        print(io, sink, () => record(sink));
+      },
+    ),
+  );
+  sinks
+    .command('list <workspace-id>')
+    .description(
+      "list a workspace's sinks, newest first, without credentials (GET /admin/workspaces/{id}/sinks)",
+    )
+    .action(
+      act<[workspaceId: string]>(async (io, [id]) => {
+        const page = await io.admin.listSinks({ params: { id } });
+        print(io, page, () => table(page.data, SINK_COLUMNS));
+      }),
+    );
+  sinks
+    .command('show <sink-id>')
+    .description('show one sink and its positions, without its credential (GET /admin/sinks/{id})')
+    .action(
+      act<[sinkId: string]>(async (io, [id]) => {
+        const sink = await io.admin.getSink({ params: { id } });
+        print(io, sink, () => record(sink));
+      }),
+    );
+  targetOptions(
+    sinks
+      .command('update <sink-id>')
+      .description('change a sink; its position stays (PATCH /admin/sinks/{id})')
+      .addOption(new Option('--enable', 'deliver again, from the position').conflicts('disable'))
+      .addOption(new Option('--disable', 'stop delivering')),
+  ).action(
+    act<[sinkId: string], TargetOptions & { enable?: boolean; disable?: boolean }>(
+      async (io, [id], opts, cmd) => {
+        const body = {
+          ...(await targetBody(opts)),
+          ...(opts.enable || opts.disable ? { enabled: Boolean(opts.enable) } : {}),
+        };
+        requireChanges(cmd, body);
+        const sink = await io.admin.updateSink({ params: { id }, body });
+        print(io, sink, () => record(sink));
+      },
+    ),
+  );
+  sinks
+    .command('delete <sink-id>')
+    .description('delete a sink and its delivery log (DELETE /admin/sinks/{id})')
+    .action(
+      act<[sinkId: string]>(async (io, [id]) => {
+        await io.admin.deleteSink({ params: { id } });
+        print(io, { id, deleted: true }, () => `Deleted sink ${id}.`);
+      }),
+    );
+  sinks
+    .command('deliveries <sink-id>')
+    .description(
+      "the sink's delivery log, one row per batch attempt, newest first (GET /admin/sinks/{id}/deliveries)",
+    )
+    .addOption(new Option('--outcome <outcome>', 'only attempts with this outcome').choices(SinkOutcomes))
+    .option('--limit <n>', 'attempts per page (1 to 500; default 100)', integer(1, 500))
+    .option('--cursor <cursor>', 'continue after the page that printed it')
+    .action(
+      act<[sinkId: string], { outcome?: 'delivered' | 'failed'; limit?: number; cursor?: string }>(
+        async (io, [id], opts) => {
+          const query = pick(opts, { outcome: 'outcome', limit: 'limit', cursor: 'cursor' });
+          const page = await io.admin.listSinkDeliveries({ params: { id }, query });
+          print(io, page, () => {
+            const shown = table(page.data, [
+              'created_at',
+              'outcome',
+              'attempt',
+              'count',
+              'status',
+              'duration_ms',
+              'error',
+            ]);
+            const more = page.next_cursor ? ` More: --cursor ${page.next_cursor}` : '';
+            return `${shown}\n\n${count(page.data.length, 'batch attempt')}.${more}`;
+          });
+        },
+      ),
+    );
 }
