@@ -13,7 +13,6 @@ import {
   startEventRetention,
 } from './app.js';
 import { type Config, ConfigError, loadConfig, SETTINGS, type SettingName, usage } from './config.js';
-import { EXPORTS_PER_PROCESS } from './contract/limits.js';
 import { purgeIdempotencyKeys } from './http/idempotency.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -54,7 +53,7 @@ class DatabaseUnavailable extends Error {}
 
 async function openDatabaseServer(url: string, max: number): Promise<Db> {
   try {
-    return await openPostgres(url, { max, snapshots: EXPORTS_PER_PROCESS });
+    return await openPostgres(url, { max });
   } catch (error) {
     const { host, pathname } = new URL(url);
     throw new DatabaseUnavailable(

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { EXPORTS_PER_PROCESS } from '../contract/limits.js';
 import type { Engine } from '../schema/resource.js';
 import { readTemplate } from './embedded-template.js';
 import { DataDirError } from './lock.js';
@@ -394,7 +395,7 @@ function guardedPool(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
-/** `max`: connections of the pool; `snapshots`: of the snapshots (exports) beside it. */
+/** `max`: connections of the pool; `snapshots`: of the snapshots (exports, one each) beside it. */
 export async function openPostgres(
   url: string,
   options: { max?: number; snapshots?: number } = {},
@@ -415,7 +416,7 @@ export async function openPostgres(
   // one, each with its own snapshot).
   const pool = guardedPool(new pg.Pool({ ...clientConfig, pipeline: true, max: options.max ?? 10 }));
   await pool.query('select 1');
-  return new PostgresDb(pool, clientConfig, options.snapshots ?? 4);
+  return new PostgresDb(pool, clientConfig, options.snapshots ?? EXPORTS_PER_PROCESS);
 }
 
 /**
