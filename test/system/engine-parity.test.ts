@@ -92,6 +92,14 @@ async function answersOf(engine: 'pglite' | 'postgres'): Promise<Answers> {
       description: AWKWARD[0],
     });
     assert.equal(endpoint.status, 201, endpoint.body);
+    // A sink, so that its GET and its (empty) delivery log are read too; no worker runs here.
+    const sink = await h.admin('POST', `/admin/workspaces/${ws.id}/sinks`, {
+      kind: 'http',
+      url: 'https://collector.example.com/tprm',
+      sources: ['audit', 'events'],
+      description: AWKWARD[0],
+    });
+    assert.equal(sink.status, 201, sink.body);
     const alert = await h.admin('POST', `/admin/workspaces/${ws.id}/alerts`, {
       scope: 'org',
       severity: 'high',
@@ -165,13 +173,15 @@ async function answersOf(engine: 'pglite' | 'postgres'): Promise<Answers> {
       }
     }
 
-    // Management GETs: `/workspaces/:id…` of this workspace, `/webhook-endpoints/:id…` of its endpoints.
+    // Management GETs: `/workspaces/:id…` of this workspace, `/webhook-endpoints/:id…` of its endpoints,
+    // `/sinks/:id…` of its sink.
     const endpoints = (await h.admin('GET', `/admin/workspaces/${ws.id}/webhook-endpoints`)).json.data as {
       id: string;
     }[];
     const adminIds: Record<string, string[]> = {
       '/workspaces': [ws.id],
       '/webhook-endpoints': endpoints.map((e) => e.id),
+      '/sinks': [(sink.json as { id: string }).id],
     };
     for (const [operationId, route] of Object.entries(adminOperations)) {
       if (route.method !== 'GET') continue;

@@ -104,6 +104,8 @@ describe('settings (P118)', {
       ['WEBHOOK_TIMEOUT', '10'],
       ['WEBHOOK_DISABLE_AFTER', '5 days'],
       ['EVENT_RETENTION', '12h'],
+      ['SINK_BATCH_SIZE', '10001'],
+      ['SINK_BATCH_AGE', '0s'],
       ['REQUEST_TIMEOUT', '0s'],
       ['KEEP_ALIVE_TIMEOUT', 'forever'],
       ['ROLE', 'both\nall'],
