@@ -254,7 +254,11 @@ describe('failures', () => {
     await eventually(async () => batches().length === 2);
     const [first, second] = batches() as [Received, Received];
     assert.deepEqual(second.raw, first.raw);
-    const log = await deliveries(sink.id);
+    // The worker writes the delivery's row once the collector's answer is in: after the collector saw the batch.
+    const log = await eventually(async () => {
+      const answer = await deliveries(sink.id);
+      return answer.data.length === 2 ? answer : null;
+    });
     const [delivered, failed] = log.data as [Row, Row];
     const [event] = await feed(ws, '/events');
     assert.deepEqual(

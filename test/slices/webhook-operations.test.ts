@@ -527,7 +527,10 @@ describe('auto-disable (P83)', () => {
       });
       await eventually(async () => !(await getEndpoint(target.id)).enabled);
     } else await disable();
-    // Waiting: the retry that the disabling failure scheduled, and the raced event's attempt.
+    // Waiting: the retry that the disabling failure scheduled, and the raced event's attempt. (A dispatcher woken
+    // by the raced event's commit may have claimed its first attempt before the disable committed: that send
+    // ends in a failure whose retry waits too. Counted once no attempt is in flight.)
+    await eventually(async () => (await attempts(ws, '&status=delivering')).length === 0);
     const waiting = await attempts(ws, '&status=pending');
     assert.equal(waiting.length, 1 + raced.length);
     // (Its first attempt, or its retry: the dispatcher may claim the first between the event's commit and the

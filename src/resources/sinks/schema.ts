@@ -105,11 +105,11 @@ export const Sink = defineResource({
     }),
     audit_position_at: field(
       NullableInstant('`occurred_at` of the last audit entry the collector acknowledged.'),
-      { sql: '$t.audit_at' },
+      { sql: 'iso($t.audit_at)' },
     ),
     event_position: field(Nullable(Uuid), { sql: '$t.event_id' }),
     event_position_at: field(NullableInstant('`occurred_at` of the last event the collector acknowledged.'), {
-      sql: '$t.event_at',
+      sql: 'iso($t.event_at)',
     }),
     created_at: field(DateTime),
     updated_at: field(DateTime),
