@@ -13,6 +13,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { DeliveryStatus } from '../schema/fields.js';
 import { recordAudit } from '../storage/audit.js';
 import type { Db, Queryable } from '../storage/db.js';
+import { type ClaimIncident, claimIncident } from './claim-incident.js';
 import { DELIVERY_CHANNEL } from './outbox.js';
 import { nextRetryDelay } from './retry-schedule.js';
 import type { AttemptOutcome, Sender } from './sender.js';
@@ -299,12 +300,12 @@ export class Dispatcher {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly claims: ClaimIncident;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private wake: (() => void) | null = null;
   private woken = false;
   private backlog = false;
-  private claimFailing = false;
   private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
@@ -316,6 +317,7 @@ export class Dispatcher {
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.leaseMs = options.timeoutMs + (options.leaseMarginMs ?? 5_000);
     this.delivered = new DeliveredBatch(db, this.concurrency);
+    this.claims = claimIncident(options.logger, 'webhook dispatcher', 'attempts');
   }
 
   private readonly delivered: DeliveredBatch;
@@ -372,17 +374,9 @@ export class Dispatcher {
       if (room > 0) {
         try {
           claimed = await this.claim(room);
-          if (this.claimFailing) this.options.logger.info('webhook dispatcher: claiming again');
-          this.claimFailing = false;
+          this.claims.succeeded();
         } catch (error) {
-          // Once per incident (the database is down or restarting), not once per poll.
-          if (!this.claimFailing) {
-            this.options.logger.warn(
-              { err: (error as Error).message },
-              'webhook dispatcher: cannot claim attempts; retrying',
-            );
-          }
-          this.claimFailing = true;
+          this.claims.failed(error);
         }
         for (const attempt of claimed) this.launch(attempt);
       }

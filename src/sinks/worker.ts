@@ -10,6 +10,7 @@
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { type ClaimIncident, claimIncident } from '../events/claim-incident.js';
 import { nextRetryDelay } from '../events/retry-schedule.js';
 import type { Metrics } from '../http/metrics.js';
 import { recordAudit } from '../storage/audit.js';
@@ -127,10 +128,10 @@ export class SinkWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly claims: ClaimIncident;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private wake: (() => void) | null = null;
-  private claimFailing = false;
 
   constructor(
     private readonly db: Db,
@@ -139,6 +140,7 @@ export class SinkWorker {
     this.concurrency = options.concurrency ?? 16;
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.leaseMs = options.timeoutMs + (options.leaseMarginMs ?? 5_000);
+    this.claims = claimIncident(options.logger, 'sink worker', 'sinks');
   }
 
   start(): void {
@@ -163,16 +165,9 @@ export class SinkWorker {
       if (room > 0) {
         try {
           claimed = await this.db.query<ClaimedSink>(CLAIM_SQL, [room, randomUUID(), this.leaseMs]);
-          if (this.claimFailing) this.options.logger.info('sink worker: claiming again');
-          this.claimFailing = false;
+          this.claims.succeeded();
         } catch (error) {
-          // Once per incident (the database is down or restarting), not once per poll.
-          if (!this.claimFailing)
-            this.options.logger.warn(
-              { err: (error as Error).message },
-              'sink worker: cannot claim sinks; retrying',
-            );
-          this.claimFailing = true;
+          this.claims.failed(error);
         }
       }
       for (const sink of claimed) {
