@@ -69,8 +69,13 @@ export async function fetchPage(
     );
   }
   const shape = spec.resource.row('t', { pii: args.pii, engine: tenant.engine });
-  // Columns 0 and 1: the row's sort key, for the next cursor; then the resource's fields.
-  const sql = `select iso(t.${column}), t.id::text, ${shape.sql}
+  // The row's sort key, for the next cursor: read in the served fields' own cells when they hold it (P236), else
+  // selected first as columns 0 and 1.
+  const atCell = shape.cell(column);
+  const idCell = shape.cell('id');
+  const keyed = atCell !== undefined && idCell !== undefined;
+  const [start, atIndex, idIndex] = keyed ? [0, atCell, idCell] : [2, 0, 1];
+  const sql = `select ${keyed ? '' : `iso(t.${column}), t.id::text, `}${shape.sql}
     from ${spec.resource.table} t
     where ${where.join(' and ')}
     order by t.${column} ${direction}, t.id ${direction}
@@ -80,9 +85,9 @@ export async function fetchPage(
   const served = hasMore ? rows.slice(0, args.limit) : rows;
   const lastRow = served[served.length - 1];
   return {
-    items: served.map((row) => shape.render(row, 2)),
+    items: served.map((row) => shape.render(row, start)),
     hasMore,
-    last: lastRow ? [lastRow[0] as string, lastRow[1] as string] : null,
+    last: lastRow ? [lastRow[atIndex] as string, lastRow[idIndex] as string] : null,
   };
 }
 

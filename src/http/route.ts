@@ -82,8 +82,8 @@ export interface RouteContext<S extends PublicServices = PublicServices> {
 
 export interface RouteReply {
   status: number;
-  /** The body as a key with pii:read sees it. */
-  body?: string;
+  /** The body as a key with pii:read sees it (bytes: a collection page, already UTF-8; http/pagination.ts). */
+  body?: string | Buffer;
   /**
    * The same body without its personal fields, when it has some: the pipeline sends it to a key without
    * pii:read, and an idempotent write stores both, so that a replay shows each key what its own scopes allow
@@ -461,7 +461,8 @@ function executeWithKey<S extends PublicServices>(services: S, route: Route<Oper
       const run = async (tx: Queryable) => {
         await work();
         const answer = await route.handler(context(tenant.within(tx), tx), { params, query, body });
-        return { status: answer.status, body: answer.body ?? '', withoutPii: answer.withoutPii };
+        // Stored as text by an idempotent write (a page's bytes are its UTF-8).
+        return { status: answer.status, body: String(answer.body ?? ''), withoutPii: answer.withoutPii };
       };
       // A key from the cache is confirmed in the transaction, in the round trip of its first statements:
       // when it is no longer valid, nothing is written (or stored as an idempotent response).

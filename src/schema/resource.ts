@@ -67,6 +67,12 @@ export interface RowShape {
   width: number;
   /** The record's JSON from its `width` cells, starting at `start` of an array-mode row. */
   render(cells: readonly unknown[], start?: number): string;
+  /**
+   * The index among the `width` cells of a stored field whose cell is the text a cursor keeps of it (an
+   * instant's iso(), an id's text), so a page reads its sort key there rather than selecting it again; none on
+   * PGlite, whose one cell is the whole record.
+   */
+  cell(name: string): number | undefined;
 }
 
 /**
@@ -192,6 +198,7 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
           sql: this.json(alias, { pii }),
           width: 1,
           render: (cells, start = 0) => cells[start] as string,
+          cell: () => undefined,
         };
         shapes.set(cacheKey, shape);
       }
@@ -201,9 +208,17 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
         // `{"id":`, `,"name":`, …: the text before each value.
         const keys = served.map(({ name }, i) => `${i === 0 ? '{' : ','}${JSON.stringify(name)}:`);
         const width = served.length;
+        const stored = new Map(
+          served.flatMap(({ name, value, form }, i) =>
+            value === `${alias}.${name}` && (form === 'instant' || form === 'string')
+              ? [[name, i] as const]
+              : [],
+          ),
+        );
         shape = {
           sql: served.map(cellSql).join(', '),
           width,
+          cell: (name) => stored.get(name),
           render(cells, start = 0) {
             if (width === 0) return '{}';
             let out = '';
