@@ -117,3 +117,30 @@ for (const resource of RESOURCES) {
     }
   });
 }
+
+test('every stored document a resource serves keeps its JSON text in a generated column, and pages read it (P237)', async () => {
+  const rows = await h.db.query<{ table: string; column: string; generated: boolean }>(
+    `select c.relname as table, a.attname as column, a.attgenerated = 's' as generated
+       from pg_attribute a join pg_class c on c.oid = a.attrelid
+      where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and a.attnum > 0
+        and not a.attisdropped and (a.atttypid = 'jsonb'::regtype or a.attname like '%\\_json')`,
+  );
+  const columns = new Map(rows.map((row) => [`${row.table}.${row.column}`, row]));
+  let documents = 0;
+  for (const resource of RESOURCES)
+    for (const [name, spec] of Object.entries(resource.fields)) {
+      if (spec.sql !== undefined || !columns.has(`${resource.table}.${name}`)) continue;
+      documents++;
+      assert.equal(spec.jsonText, true, `${resource.name}.${name} is jsonb: its text is kept (jsonText)`);
+      assert.equal(
+        columns.get(`${resource.table}.${name}_json`)?.generated,
+        true,
+        `${resource.table}.${name}_json`,
+      );
+      assert.match(
+        resource.row('t', { pii: true, engine: 'postgres' }).sql,
+        new RegExp(`\\bt\\.${name}_json\\b`),
+      );
+    }
+  assert.ok(documents >= 6, `${documents} stored documents found`);
+});

@@ -59,7 +59,7 @@ export const ActionPlanItem = defineResource({
     completed_at: field(Nullable(DateTime)),
     control_code: field(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
     control_title: field(Nullable(Type.String({ minLength: 1, maxLength: 500 }))),
-    history: field(Type.Array(HistoryEntry, { description: 'Oldest first.' })),
+    history: field(Type.Array(HistoryEntry, { description: 'Oldest first.' }), { jsonText: true }),
     created_at: field(DateTime),
     updated_at: field(DateTime),
   },

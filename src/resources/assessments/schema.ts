@@ -127,7 +127,7 @@ export const Gap = defineResource({
     // to Gap.json, so the array is absent (never null) without that scope.
     evidence: field(
       Type.Array(EvidenceEntry, { maxItems: 100, description: 'Only with the evidence:read scope.' }),
-      { pii: true },
+      { pii: true, jsonText: true },
     ),
     created_at: field(DateTime),
     updated_at: field(DateTime),

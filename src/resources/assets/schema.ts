@@ -46,7 +46,7 @@ export const assetFields = {
   technical_criticality: field(Nullable(StringEnum(Criticality))),
   exposure: field(Nullable(StringEnum(Exposure))),
   region: field(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
-  cloud_metadata: field(FreeObject),
+  cloud_metadata: field(FreeObject, { jsonText: true }),
   source: field(StringEnum(AssetSource), { required: true }),
   cloud_provider: field(Nullable(StringEnum(CloudProvider, 'Null for manual assets.'))),
   review_status: field(

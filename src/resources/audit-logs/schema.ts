@@ -25,7 +25,7 @@ export const AuditLog = defineResource({
     target_type: field(Nullable(Type.String({ maxLength: 100 }))),
     target_id: field(Nullable(Uuid)),
     request_id: field(Nullable(Type.String({ maxLength: 100 }))),
-    metadata: field(FreeObject),
+    metadata: field(FreeObject, { jsonText: true }),
     created_at: field(DateTime),
     // The hash chain (docs/decisions.md P97): the canonical text is defined in docs/operations.md.
     previous_hash: field(

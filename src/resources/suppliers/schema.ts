@@ -57,8 +57,8 @@ export const supplierFields = {
   created_at: field(DateTime),
   updated_at: field(DateTime),
   email: field(Nullable(Email), { pii: true }),
-  contacts: field(Type.Array(Contact, { maxItems: 50 }), { pii: true }),
-  onboarding_data: field(Nullable(FreeObject), { pii: true }),
+  contacts: field(Type.Array(Contact, { maxItems: 50 }), { pii: true, jsonText: true }),
+  onboarding_data: field(Nullable(FreeObject), { pii: true, jsonText: true }),
 };
 
 export const Supplier = defineResource({ name: 'Supplier', table: 'suppliers', fields: supplierFields });
