@@ -12,7 +12,8 @@ import { Supplier } from '../../src/resources/suppliers/schema.js';
 const shape = Supplier.row('t', { pii: true, engine: 'postgres' });
 const page = {
   name: 'ceiling_page',
-  text: `select iso(t.created_at), t.id::text, ${shape.sql} from suppliers t where t.workspace_id = $1
+  // The sort key is read in the served cells, as tprm-api's page reads it (P236).
+  text: `select ${shape.sql} from suppliers t where t.workspace_id = $1
           order by t.created_at desc, t.id desc limit $2`,
   rowMode: 'array' as const,
 };
@@ -34,7 +35,7 @@ const server = createServer(async (request, response) => {
     body ??= Buffer.from(
       `{"data":[${rows
         .slice(0, 50)
-        .map((row) => shape.render(row, 2))
+        .map((row) => shape.render(row))
         .join(',')}],"meta":{"has_more":true,"next_cursor":null}}`,
     );
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
