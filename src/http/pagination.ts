@@ -66,8 +66,9 @@ export interface PageMeta {
 
 /**
  * A collection envelope around items already serialized to JSON, as its UTF-8 bytes. Each item is encoded on its
- * own into one reused buffer, so no page-sized string is ever built, flattened and then encoded again on the
- * socket (P236: that was a third of a list page's Node time).
+ * own, so no page-sized string is ever built, flattened and then encoded again on the socket (P236: that was a
+ * third of a list page's Node time). A page that surely fits is encoded into one reused buffer and copied out;
+ * a larger one (a limit of 200, an assessment's gaps) is measured first and encoded into its own.
  */
 export function renderPage(items: readonly string[], meta: PageMeta, extra = ''): Buffer {
   const status = meta.featureStatus ?? 'available';
@@ -75,30 +76,29 @@ export function renderPage(items: readonly string[], meta: PageMeta, extra = '')
   const tail = `],"meta":{"has_more":${meta.hasMore},"next_cursor":${
     meta.nextCursor === null ? 'null' : JSON.stringify(meta.nextCursor)
   },"feature_status":"${status}"${message}}${extra}}`;
-  let length = PAGE_HEAD.length + items.length + tail.length;
-  for (const item of items) length += item.length;
+  let units = PAGE_HEAD.length + items.length + tail.length;
+  for (const item of items) units += item.length;
   // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
-  const out = scratch(3 * length);
+  const reused = 3 * units <= PAGE_BUFFER.length;
+  const out = reused ? PAGE_BUFFER : Buffer.allocUnsafe(utf8Length(items, tail));
   let at = out.write(PAGE_HEAD, 0, 'latin1');
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out[at++] = COMMA;
     at += out.write(items[i] as string, at);
   }
   at += out.write(tail, at);
-  return out === pageBuffer ? Buffer.from(out.subarray(0, at)) : out.subarray(0, at);
+  return reused ? Buffer.from(out.subarray(0, at)) : out;
 }
 
 const PAGE_HEAD = '{"data":[';
 const COMMA = 0x2c;
-/** The largest page the reused buffer grows to; a page that may be larger gets a buffer of its own. */
-const REUSED_MAX = 4 * 1024 * 1024;
-let pageBuffer = Buffer.allocUnsafeSlow(64 * 1024);
+/** Large enough for a page of 50 typical records (about 40 KB) at the worst case of 3 bytes a code unit. */
+const PAGE_BUFFER = Buffer.allocUnsafeSlow(256 * 1024);
 
-function scratch(bytes: number): Buffer {
-  if (bytes <= pageBuffer.length) return pageBuffer;
-  if (bytes > REUSED_MAX) return Buffer.allocUnsafe(bytes);
-  pageBuffer = Buffer.allocUnsafeSlow(Math.min(REUSED_MAX, Math.max(bytes, 2 * pageBuffer.length)));
-  return pageBuffer;
+function utf8Length(items: readonly string[], tail: string): number {
+  let bytes = PAGE_HEAD.length + Math.max(0, items.length - 1) + Buffer.byteLength(tail);
+  for (const item of items) bytes += Buffer.byteLength(item);
+  return bytes;
 }
 
 export const USD = ',"currency":"USD"';

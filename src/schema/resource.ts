@@ -26,7 +26,9 @@ export interface FieldSpec<S extends TSchema = TSchema> {
   /**
    * A stored document (jsonb) whose JSON text the table also keeps, in `<name>_json`: a column PostgreSQL
    * generates as the document is written (migration 0024). A server's page copies that text instead of
-   * converting the document on every read, a third of a supplier page's statement (P237).
+   * converting the document on every read, a third of a supplier page's statement (P237). Every jsonb field
+   * says which it is: `false` where the resource is only served as JSON that PostgreSQL builds (`json()`), which
+   * reads the document itself, so a kept text would only widen the rows.
    */
   jsonText?: boolean;
 }
@@ -151,6 +153,7 @@ function cellSql(served: ServedField): string {
 }
 
 /** What JSON.stringify escapes in a string: `"`, `\\`, controls, and (any) surrogates, which are rare enough. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are exactly what JSON escapes.
 const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**

@@ -59,7 +59,10 @@ export const ActionPlanItem = defineResource({
     completed_at: field(Nullable(DateTime)),
     control_code: field(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
     control_title: field(Nullable(Type.String({ minLength: 1, maxLength: 500 }))),
-    history: field(Type.Array(HistoryEntry, { description: 'Oldest first.' }), { jsonText: true }),
+    history: field(Type.Array(HistoryEntry, { description: 'Oldest first.' }), {
+      // Served inside JSON that PostgreSQL builds (an action plan's items), which reads the document itself.
+      jsonText: false,
+    }),
     created_at: field(DateTime),
     updated_at: field(DateTime),
   },

@@ -127,7 +127,8 @@ export const Gap = defineResource({
     // to Gap.json, so the array is absent (never null) without that scope.
     evidence: field(
       Type.Array(EvidenceEntry, { maxItems: 100, description: 'Only with the evidence:read scope.' }),
-      { pii: true, jsonText: true },
+      // An assessment's gaps are one aggregate that PostgreSQL builds, which reads the document itself.
+      { pii: true, jsonText: false },
     ),
     created_at: field(DateTime),
     updated_at: field(DateTime),
