@@ -340,7 +340,7 @@ async function main(): Promise<void> {
               ok: true,
               detail: `${against ? 'another build' : 'the ceiling'}: no target`,
             })
-          : scenario.judge(medians);
+          : scenario.judge(medians, cli.store);
       results.push({ scenario, runs, medians, verdict });
     }
   } catch (error) {

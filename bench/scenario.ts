@@ -102,7 +102,8 @@ export interface Scenario {
   run(env: BenchEnv, side: Side): Promise<RunFigures>;
   /** After each run: undo what the run wrote, so every run starts from the same data. */
   cleanup?(env: BenchEnv): Promise<void>;
-  judge(medians: Medians): Verdict;
+  /** Whether the medians meet the target; `store` for a scenario whose target differs by engine. */
+  judge(medians: Medians, store: Store): Verdict;
 }
 
 export function median(values: readonly number[]): number {
