@@ -83,7 +83,9 @@ const RELEASE_SQL = `
    where workspace_id = $1 and id = $2 and claim_token = $3`;
 
 // The positions move to the batch's last records, the run of failures ends and the lease is renewed, with the
-// batch's row of the delivery log, in one statement; nothing when the claim had lost its lease.
+// batch's row of the delivery log, in one statement; nothing when the claim had lost its lease, or was ended by
+// a change of the sink (its settings, a pause: the management API clears the claim) or the sink is disabled.
+// The worker then stops: the next claim reads the settings as they are now (P238).
 const DELIVERED_SQL = `
   with moved as (
     update sinks
@@ -91,7 +93,7 @@ const DELIVERED_SQL = `
            event_at = coalesce($6::timestamptz, event_at), event_id = coalesce($7::uuid, event_id),
            failures = 0, failing_since = null,
            lease_expires_at = clock_timestamp() + $8 * interval '1 millisecond'
-     where workspace_id = $1 and id = $2 and claim_token = $3
+     where workspace_id = $1 and id = $2 and claim_token = $3 and enabled
     returning workspace_id, id)
   insert into sink_deliveries (workspace_id, id, sink_id, first_id, last_id, count, attempt, outcome, status,
                                duration_ms)

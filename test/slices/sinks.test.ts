@@ -349,6 +349,51 @@ test('EVENT_RETENTION prunes the delivery log rows older than it, with the event
   assert.deepEqual((await deliveries(sink.id)).data, []);
 });
 
+test('a change ends the claim that read the old settings: after the batch in flight, the rest goes to the new target (P238)', async () => {
+  const ws = await h.workspace();
+  for (let i = 0; i < 2 * BATCH_SIZE; i++) await supplier(ws, `Supplier ${i}`);
+  const [before, after] = [`/${randomUUID()}`, `/${randomUUID()}`];
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  receiver.answerAt(before, (request, res) => {
+    void held.then(() => answerWith(200, 'ok')(request, res));
+  });
+  const created = await h.admin('POST', `/admin/workspaces/${ws.id}/sinks`, {
+    kind: 'http',
+    url: receiver.url(before),
+    sources: ['audit'],
+    start: 'beginning',
+  });
+  assert.equal(created.status, 201, created.body);
+  const ids = (path: string) =>
+    receiver.received
+      .filter((r) => r.path === path)
+      .flatMap((r) =>
+        r.raw
+          .toString('utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line).id as string),
+      );
+  // The first batch is at the old target, unanswered, when the target changes.
+  await eventually(async () => ids(before).length === BATCH_SIZE);
+  const changed = await h.admin('PATCH', `/admin/sinks/${created.json.id}`, { url: receiver.url(after) });
+  assert.equal(changed.status, 200, changed.body);
+  release();
+  const trail = (await feed(ws, '/audit-logs')).map((entry) => entry.id as string);
+  await eventually(async () => ids(after).includes(trail.at(-1) as string));
+  assert.deepEqual(
+    ids(before),
+    trail.slice(0, BATCH_SIZE),
+    'the old target got the batch in flight, nothing more',
+  );
+  // That batch was acknowledged by a claim the change had ended: its position did not move, so the new target
+  // gets it too (at least once), and then the rest of the trail in order.
+  assert.deepEqual(ids(after), trail);
+});
+
 describe('the credential', () => {
   test('is never returned, not even by the registration, nor logged; `has_credential` says it is set', async () => {
     const credential = `Bearer sinksecret_${randomUUID()}`;

@@ -158,7 +158,8 @@ export const sinksAdmin: OperatorHandlers<typeof sinksLifecycle> = {
         false,
       );
       // A nullable field given as null clears it; an absent one stays. Re-enabling starts afresh: the failures
-      // before the pause do not count towards disabling, and the batch at the position is due now.
+      // before the pause do not count towards disabling, and the batch at the position is due now. Any change
+      // ends the current claim, so a worker sends nothing more with the settings it read (P238).
       const given = (name: keyof Settable) => name in settable;
       await tenant.query(
         `update sinks set
@@ -174,6 +175,7 @@ export const sinksAdmin: OperatorHandlers<typeof sinksLifecycle> = {
             failing_since = case when $18 and not enabled then null else failing_since end,
             failures = case when $18 and not enabled then 0 else failures end,
             due_at = case when $18 and not enabled then clock_timestamp() else due_at end,
+            claim_token = null, lease_expires_at = null,
             updated_at = clock_timestamp()
           where workspace_id = $ws and id = $1`,
         [
