@@ -39,6 +39,8 @@ export interface SinkWorkerOptions {
   pollIntervalMs?: number;
   /** How long past WEBHOOK_TIMEOUT a claim stays leased before another worker may take it over. */
   leaseMarginMs?: number;
+  /** How long a sink's transport (its connection) is kept after its last batch, for the next claim. */
+  transportIdleMs?: number;
   logger: Logger;
   metrics?: Pick<Metrics, 'sinkBatches' | 'sinkRecords' | 'sinkBatchDuration' | 'sinkLag' | 'sinkDisabled'>;
 }
@@ -47,6 +49,8 @@ export interface SinkWorkerOptions {
 interface ClaimedSink extends SinkSelection {
   id: string;
   claim_token: string;
+  /** When its settings last changed: a kept transport of another version is not used again. */
+  version: string;
   kind: 'http' | 'syslog';
   url: string | null;
   hec: boolean;
@@ -69,7 +73,8 @@ const CLAIM_SQL = `
      set claim_token = $2, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
     from due
    where s.workspace_id = due.workspace_id and s.id = due.id
-  returning s.workspace_id, s.id, s.claim_token, s.kind, s.sources, s.event_types, s.format, s.url, s.hec,
+  returning s.workspace_id, s.id, s.claim_token, iso(s.updated_at) as version, s.kind, s.sources, s.event_types,
+            s.format, s.url, s.hec,
             s.host, s.port, s.ca, s.server_name, s.credential, s.failures,
             case when s.audit_id is null then null
                  else json_build_object('at', iso(s.audit_at), 'id', s.audit_id) end as audit,
@@ -99,6 +104,17 @@ const DELIVERED_SQL = `
                                duration_ms)
   select workspace_id, gen_random_uuid(), id, $9, $10, $11, $12, 'delivered', $13, $14 from moved
   returning 1`;
+
+/** A sink's transport kept between claims, for the settings of `version`. */
+interface KeptTransport {
+  version: string;
+  transport: SinkTransport;
+  /** Claims of this process using it now. */
+  users: number;
+  idle: NodeJS.Timeout | undefined;
+}
+
+const TRANSPORT_IDLE_MS = 30_000;
 
 /** The transport of a sink's target. */
 function transportOf(sink: ClaimedSink, options: SinkWorkerOptions): SinkTransport {
@@ -130,6 +146,11 @@ export class SinkWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Each sink's transport, kept across claims while its settings are unchanged (P224, P239): a sink whose
+   * batches come one claim at a time still sends them over one connection. Closed once idle, or on stop.
+   */
+  private readonly transports = new Map<string, KeptTransport>();
   private readonly claims: ClaimIncident;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
@@ -158,6 +179,43 @@ export class SinkWorker {
     this.wake?.();
     await this.loopDone;
     await Promise.all(this.inFlight);
+    const kept = [...this.transports.values()];
+    this.transports.clear();
+    await Promise.all(kept.map((entry) => this.close(entry)));
+  }
+
+  /** The sink's kept transport for its current settings, or a new one (a stale one is closed). */
+  private transportFor(sink: ClaimedSink): SinkTransport {
+    const kept = this.transports.get(sink.id);
+    if (kept?.version === sink.version) {
+      clearTimeout(kept.idle);
+      kept.users++;
+      return kept.transport;
+    }
+    // Another version's, left by an earlier claim that has already given the sink back.
+    if (kept) void this.close(kept);
+    const transport = transportOf(sink, this.options);
+    this.transports.set(sink.id, { version: sink.version, transport, users: 1, idle: undefined });
+    return transport;
+  }
+
+  /** After a claim: the transport stays for the next one until it has been idle `transportIdleMs`. */
+  private keep(sink: ClaimedSink): void {
+    const kept = this.transports.get(sink.id);
+    if (!kept || kept.version !== sink.version) return;
+    // The sink, given back, may already be claimed again here: the idle clock starts when no claim uses it.
+    if (--kept.users > 0) return;
+    kept.idle = setTimeout(() => {
+      if (this.transports.get(sink.id) !== kept || kept.users > 0) return;
+      this.transports.delete(sink.id);
+      void this.close(kept);
+    }, this.options.transportIdleMs ?? TRANSPORT_IDLE_MS);
+    kept.idle.unref();
+  }
+
+  private async close(kept: KeptTransport): Promise<void> {
+    clearTimeout(kept.idle);
+    await kept.transport.close().catch(() => undefined);
   }
 
   private async loop(): Promise<void> {
@@ -201,7 +259,7 @@ export class SinkWorker {
    * to record leaves the claim to expire: the next claim sends the same records again.
    */
   private async deliver(sink: ClaimedSink): Promise<void> {
-    const transport = transportOf(sink, this.options);
+    const transport = this.transportFor(sink);
     try {
       for (;;) {
         const records = this.running ? await readRecords(this.db, sink, this.options.batchSize) : [];
@@ -231,7 +289,7 @@ export class SinkWorker {
         'sink worker: could not record a batch; it is sent again when the lease expires',
       );
     } finally {
-      await transport.close();
+      this.keep(sink);
     }
   }
 

@@ -394,6 +394,22 @@ test('a change ends the claim that read the old settings: after the batch in fli
   assert.deepEqual(ids(after), trail);
 });
 
+test('a sink keeps its connection from one claim to the next while its settings stand, and opens another once they change (P239)', async () => {
+  const { ws, sink, batches } = await withSink({ sources: ['events'] });
+  // Each lone event goes in a batch of its own, after SINK_BATCH_AGE, by a claim of its own.
+  await supplier(ws, 'First');
+  await eventually(async () => batches().length === 1);
+  await supplier(ws, 'Second');
+  await eventually(async () => batches().length === 2);
+  const [first, second] = batches() as [Received, Received];
+  assert.equal(second.port, first.port, "the second claim sent on the first claim's connection");
+  const changed = await h.admin('PATCH', `/admin/sinks/${sink.id}`, { description: 'changed' });
+  assert.equal(changed.status, 200, changed.body);
+  await supplier(ws, 'Third');
+  await eventually(async () => batches().length === 3);
+  assert.notEqual(batches()[2]?.port, first.port, 'changed settings, a new transport');
+});
+
 describe('the credential', () => {
   test('is never returned, not even by the registration, nor logged; `has_credential` says it is set', async () => {
     const credential = `Bearer sinksecret_${randomUUID()}`;

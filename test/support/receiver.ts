@@ -8,6 +8,8 @@ export interface Received {
   headers: http.IncomingHttpHeaders;
   raw: Buffer;
   at: number;
+  /** The sender's port: requests of one kept-alive connection share it. */
+  port: number | undefined;
   // biome-ignore lint/suspicious/noExplicitAny: the parsed event payload
   json: any;
 }
@@ -44,7 +46,14 @@ export class Receiver {
         } catch {
           json = undefined;
         }
-        const request = { path: req.url ?? '', headers: req.headers, raw, at: Date.now(), json };
+        const request = {
+          path: req.url ?? '',
+          headers: req.headers,
+          raw,
+          at: Date.now(),
+          port: req.socket.remotePort,
+          json,
+        };
         receiver.received.push(request);
         (receiver.answers.get(request.path) ?? receiver.answer)(request, res);
         receiver.waiters = receiver.waiters.filter((waiter) => {
