@@ -111,13 +111,26 @@ export function checkWebhookUrl(url: string, opts: { allowInsecure: boolean }): 
  */
 export function checkTargetHost(host: string, opts: { allowInsecure: boolean }): string | null {
   if (opts.allowInsecure) return null;
-  if (isIP(host) !== 0) {
-    return isForbiddenAddress(host) ? `host ${host} is a loopback, private or reserved address` : null;
+  // A name in one of IPv4's numeric shorthands (`127.1`, `2130706433`, `0x7f.1`) is that address to the
+  // resolver as to the URL parser: judged as the address it is, here rather than only at connect time.
+  const address = isIP(host) !== 0 ? host : ipv4Shorthand(host);
+  if (address !== null) {
+    return isForbiddenAddress(address) ? `host ${host} is a loopback, private or reserved address` : null;
   }
   // `localhost.` with a trailing dot is the same name.
   const name = host.replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return 'host must not be localhost';
   return null;
+}
+
+/** The IPv4 address a host in a numeric shorthand stands for (WHATWG URL's reading), or null for a name. */
+function ipv4Shorthand(host: string): string | null {
+  try {
+    const { hostname } = new URL(`https://${host}/`);
+    return isIP(hostname) === 4 ? hostname : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -523,6 +523,7 @@ describe('the address policy of webhooks', () => {
       [{ kind: 'http', url: 'https://10.1.2.3/in' }, 'url'],
       [{ kind: 'syslog', host: '192.168.1.10', port: 6514 }, 'host'],
       [{ kind: 'syslog', host: 'localhost', port: 6514 }, 'host'],
+      [{ kind: 'syslog', host: '127.1', port: 6514 }, 'host'],
     ];
     for (const [body, field] of refused) {
       const res = await create(body);

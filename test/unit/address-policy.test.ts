@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  checkTargetHost,
   checkWebhookUrl,
   guardedLookup,
   isForbiddenAddress,
@@ -179,6 +180,24 @@ describe('checkWebhookUrl', () => {
       assert.match(checkWebhookUrl(url, strict) ?? '', /loopback, private or reserved/, url);
       assert.equal(checkWebhookUrl(url, insecure), null, url);
     }
+  });
+
+  it("a syslog host in one of IPv4's numeric shorthands is judged as the address it stands for (P211)", () => {
+    for (const host of [
+      '127.1',
+      '2130706433',
+      '0x7f000001',
+      '0x7f.1',
+      '0177.0.0.1',
+      '0',
+      '10.1',
+      '169.254.43518',
+    ]) {
+      assert.match(checkTargetHost(host, strict) ?? '', /loopback, private or reserved/, host);
+      assert.equal(checkTargetHost(host, insecure), null, host);
+    }
+    for (const host of ['siem.example', '8.8.8.8', '134744072', 'collector-1.example.com'])
+      assert.equal(checkTargetHost(host, strict), null, host);
   });
 
   it('refuses localhost names unless insecure targets are allowed', () => {
