@@ -87,7 +87,9 @@ export function renderPage(items: readonly string[], meta: PageMeta, extra = '')
     at += out.write(items[i] as string, at);
   }
   at += out.write(tail, at);
-  return reused ? Buffer.from(out.subarray(0, at)) : out;
+  // Only the bytes written: never a byte of what the reused buffer, or fresh unzeroed memory, held before.
+  const page = out.subarray(0, at);
+  return reused ? Buffer.from(page) : page;
 }
 
 const PAGE_HEAD = '{"data":[';
