@@ -51,23 +51,25 @@ async function withSink(body: Row, path = `/${randomUUID()}`) {
     ...body,
   });
   assert.equal(created.status, 201, created.body);
-  const batches = (): Received[] => receiver.received.filter((r) => r.path === path);
-  const lines = (): string[] =>
-    batches().flatMap((r) =>
-      r.raw
-        .toString('utf8')
-        .split('\n')
-        .filter((line) => line !== ''),
-    );
   return {
     ws,
     sink: created.json as Row,
     path,
-    batches,
-    lines,
-    records: () => lines().map((l) => JSON.parse(l)),
+    batches: () => batchesAt(path),
+    lines: () => linesAt(path),
+    records: () => linesAt(path).map((l) => JSON.parse(l)),
   };
 }
+
+/** The batches the collector received at `path`, and their NDJSON lines, in arrival order. */
+const batchesAt = (path: string): Received[] => receiver.received.filter((r) => r.path === path);
+const linesAt = (path: string): string[] =>
+  batchesAt(path).flatMap((r) =>
+    r.raw
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== ''),
+  );
 
 async function supplier(ws: TestWorkspace, name: string): Promise<string> {
   const res = await h.api('POST', '/suppliers', {
@@ -207,7 +209,7 @@ describe('batches', () => {
       start: 'beginning',
     });
     assert.equal(created.status, 201, created.body);
-    const batches = () => receiver.received.filter((r) => r.path === path);
+    const batches = () => batchesAt(path);
     const count = (r: Received) => r.raw.toString('utf8').split('\n').filter(Boolean).length;
     // Every entry of the trail, the registration's too.
     await eventually(async () => batches().reduce((n, r) => n + count(r), 0) === audit.length + 1);
@@ -217,13 +219,7 @@ describe('batches', () => {
       `sizes ${sizes}`,
     );
     assert.ok((sizes.at(-1) as number) <= BATCH_SIZE);
-    const ids = batches().flatMap((r) =>
-      r.raw
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l).id),
-    );
+    const ids = linesAt(path).map((l) => JSON.parse(l).id);
     assert.deepEqual(
       ids.slice(0, audit.length),
       audit.map((e) => e.id),
@@ -367,16 +363,7 @@ test('a change ends the claim that read the old settings: after the batch in fli
     start: 'beginning',
   });
   assert.equal(created.status, 201, created.body);
-  const ids = (path: string) =>
-    receiver.received
-      .filter((r) => r.path === path)
-      .flatMap((r) =>
-        r.raw
-          .toString('utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line).id as string),
-      );
+  const ids = (path: string) => linesAt(path).map((line) => JSON.parse(line).id as string);
   // The first batch is at the old target, unanswered, when the target changes.
   await eventually(async () => ids(before).length === BATCH_SIZE);
   const changed = await h.admin('PATCH', `/admin/sinks/${created.json.id}`, { url: receiver.url(after) });
