@@ -10,6 +10,7 @@ import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { exportList } from './export.js';
 import { asksForStream } from './negotiation.js';
+import { packedSelect, unpackRows } from './packed-rows.js';
 import { cursorBinding, filterConditions, renderPage, sqlParameters, USD } from './pagination.js';
 import { handle, type Route } from './route.js';
 
@@ -75,12 +76,23 @@ export async function fetchPage(
   const idCell = shape.cell('id');
   const keyed = atCell !== undefined && idCell !== undefined;
   const [start, atIndex, idIndex] = keyed ? [0, atCell, idCell] : [2, 0, 1];
-  const sql = `select ${keyed ? '' : `iso(t.${column}), t.id::text, `}${shape.sql}
-    from ${spec.resource.table} t
+  const cells = keyed ? shape.cells : [`iso(t.${column})`, 't.id::text', ...shape.cells];
+  const strings = keyed ? shape.strings : shape.strings.map((i) => i + 2);
+  const from = `from ${spec.resource.table} t
     where ${where.join(' and ')}
     order by t.${column} ${direction}, t.id ${direction}
     limit ${next(args.limit + 1)}`;
-  const rows = await tenant.queryArrays(sql, params);
+  // On a server, each row packed into one text (P240); a page whose values defeat the packing is read again
+  // with one text column per field, as PGlite always reads it (its one column per row is the record's JSON).
+  const packed =
+    tenant.engine === 'postgres'
+      ? unpackRows(
+          await tenant.queryArrays(`select ${packedSelect(cells, strings)} ${from}`, params),
+          cells.length,
+          strings,
+        )
+      : undefined;
+  const rows = packed ?? (await tenant.queryArrays(`select ${cells.join(', ')} ${from}`, params));
   const hasMore = rows.length > args.limit;
   const served = hasMore ? rows.slice(0, args.limit) : rows;
   const lastRow = served[served.length - 1];

@@ -72,6 +72,13 @@ export interface Resource<F extends Record<string, FieldSpec> = Record<string, F
 export interface RowShape {
   /** Select list of `width` text columns, one per field. */
   sql: string;
+  /** The SQL of each of those columns, in order (`sql` joins them). */
+  cells: readonly string[];
+  /**
+   * The indexes among `cells` of those holding a stored string as it is: the only cells whose text can be
+   * anything at all (the others hold JSON, numbers and instants as PostgreSQL writes them).
+   */
+  strings: readonly number[];
   width: number;
   /** The record's JSON from its `width` cells, starting at `start` of an array-mode row. */
   render(cells: readonly unknown[], start?: number): string;
@@ -226,8 +233,11 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
       const cacheKey = `${alias}:${pii}:${engine}`;
       let shape = shapes.get(cacheKey);
       if (!shape && engine === 'pglite') {
+        const sql = this.json(alias, { pii });
         shape = {
-          sql: this.json(alias, { pii }),
+          sql,
+          cells: [sql],
+          strings: [],
           width: 1,
           render: (cells, start = 0) => cells[start] as string,
           cell: () => undefined,
@@ -247,8 +257,11 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
               : [],
           ),
         );
+        const cells = served.map(cellSql);
         shape = {
-          sql: served.map(cellSql).join(', '),
+          sql: cells.join(', '),
+          cells,
+          strings: served.flatMap(({ form }, i) => (form === 'string' ? [i] : [])),
           width,
           cell: (name) => stored.get(name),
           render(cells, start = 0) {

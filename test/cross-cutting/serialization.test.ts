@@ -4,6 +4,7 @@
 // fields, plus text that needs escaping.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { packedSelect, unpackRows } from '../../src/http/packed-rows.js';
 import { ApiKey, User, Workspace } from '../../src/management/schemas.js';
 import { ActionPlan, ActionPlanItem } from '../../src/resources/action-plans/schema.js';
 import { Alert, Insight } from '../../src/resources/alerts/schema.js';
@@ -69,6 +70,8 @@ const AWKWARD = [
   'line separators \u2028\u2029',
   'Ζήτα 東京 emoji 🦊 </script>',
   '',
+  // Exactly the null mark of a packed row (P240).
+  '\u001e',
 ];
 
 const { h } = useHarness({}, async (): Promise<void> => {
@@ -113,6 +116,27 @@ for (const resource of RESOURCES) {
       assert.ok(rows.length > 0, `no ${resource.table} to compare`);
       for (const row of rows) {
         assert.equal(shape.render(row, 1), row[0]);
+      }
+    }
+  });
+}
+
+for (const resource of RESOURCES) {
+  test(`${resource.name}: a packed row renders the bytes json() builds, or is refused when a string defeats the packing (P240)`, async () => {
+    for (const pii of [true, false]) {
+      const shape = resource.row('t', { pii, engine: 'postgres' });
+      const rows = await h.db.queryArrays(
+        `select ${resource.json('t', { pii })}, ${packedSelect(shape.cells, shape.strings)}, ${shape.sql} from ${resource.table} t`,
+      );
+      assert.ok(rows.length > 0, `no ${resource.table} to compare`);
+      for (const row of rows) {
+        const cells = unpackRows([row.slice(1, 3)], shape.width, shape.strings);
+        const plain = row.slice(3) as (string | null)[];
+        const defeats = shape.strings.some((i) => plain[i]?.includes('\u001f') || plain[i] === '\u001e');
+        if (cells) {
+          assert.equal(defeats, false, `packed despite ${JSON.stringify(plain)}`);
+          assert.equal(shape.render(cells[0] as (string | null)[]), row[0]);
+        } else assert.equal(defeats, true, `refused without cause: ${JSON.stringify(plain)}`);
       }
     }
   });

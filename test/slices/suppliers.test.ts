@@ -90,6 +90,27 @@ describe('POST /suppliers', () => {
   });
 });
 
+describe('GET /suppliers', () => {
+  test('serves strings holding the control characters that pack rows (P240) exactly as stored', async () => {
+    // Each on a page of its own (one workspace each): one such string on a page must not hide another's case.
+    const cases = [
+      { name: 'Unit\u001fseparator', industry: null, country: 'DE' },
+      { name: 'Null mark', industry: '\u001e', country: null },
+      { name: 'Record\u001eseparator', industry: null, country: '\u001f' },
+      { name: 'Plain', industry: null, country: null },
+    ];
+    for (const body of cases) {
+      const own = await h.workspace();
+      const res = await create(body, own.key);
+      assert.equal(res.status, 201, res.body);
+      const page = await h.api('GET', '/suppliers', { key: own.key });
+      assert.equal(page.status, 200);
+      const [item] = page.json.data;
+      assert.deepEqual({ name: item.name, industry: item.industry, country: item.country }, body);
+    }
+  });
+});
+
 describe('GET /suppliers/{id}', () => {
   test('returns assessment_count and currency', async () => {
     const created = await create({ name: 'Counted' });
