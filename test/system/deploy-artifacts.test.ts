@@ -200,7 +200,7 @@ describe('systemd unit (deploy/systemd)', () => {
   const value = (name: string) => directives.get(name)?.join(' ');
 
   test('runs tprm serve as a dynamic user with the usual hardening', () => {
-    assert.match(value('ExecStart') ?? '', /node --max-semi-space-size=16 \S+\/bin\/tprm\.js serve/);
+    assert.match(value('ExecStart') ?? '', /node --max-semi-space-size=8 \S+\/bin\/tprm\.js serve/);
     assert.equal(value('DynamicUser'), 'yes');
     assert.equal(value('StateDirectory'), 'tprm-api');
     assert.match(value('Environment') ?? '', /DATA_DIR=\/var\/lib\/tprm-api/);

@@ -97,7 +97,7 @@ test(`the packed service starts with tprm serve on ${ENGINE}: ready, an authenti
       ...(h?.databaseUrl ? { DATABASE_URL: h.databaseUrl } : {}),
     },
     60_000,
-    { args: ['--max-semi-space-size=16', 'bin/tprm.js', 'serve', '--role', 'all'], cwd: app },
+    { args: ['--max-semi-space-size=8', 'bin/tprm.js', 'serve', '--role', 'all'], cwd: app },
   );
   try {
     const ready = await fetch(`${service.adminUrl}/readyz`);
