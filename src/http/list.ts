@@ -92,12 +92,12 @@ export async function fetchPage(
           strings,
         )
       : undefined;
-  const rows = packed ?? (await tenant.queryArrays(`select ${cells.join(', ')} ${from}`, params));
+  const rows = packed?.rows ?? (await tenant.queryArrays(`select ${cells.join(', ')} ${from}`, params));
   const hasMore = rows.length > args.limit;
   const served = hasMore ? rows.slice(0, args.limit) : rows;
   const lastRow = served[served.length - 1];
   return {
-    items: served.map((row) => shape.render(row, start)),
+    items: served.map((row, i) => shape.render(row, start, packed?.plain[i])),
     hasMore,
     last: lastRow ? [lastRow[atIndex] as string, lastRow[idIndex] as string] : null,
   };

@@ -80,8 +80,12 @@ export interface RowShape {
    */
   strings: readonly number[];
   width: number;
-  /** The record's JSON from its `width` cells, starting at `start` of an array-mode row. */
-  render(cells: readonly unknown[], start?: number): string;
+  /**
+   * The record's JSON from its `width` cells, starting at `start` of an array-mode row. `plain`: the caller has
+   * found that no stored string among the cells holds a character JSON escapes (a packed row, P244), so each is
+   * quoted as it is.
+   */
+  render(cells: readonly unknown[], start?: number, plain?: boolean): string;
   /**
    * The index among the `width` cells of a stored field whose cell is the text a cursor keeps of it (an
    * instant's iso(), an id's text), so a page reads its sort key there rather than selecting it again; none on
@@ -264,7 +268,7 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
           strings: served.flatMap(({ form }, i) => (form === 'string' ? [i] : [])),
           width,
           cell: (name) => stored.get(name),
-          render(cells, start = 0) {
+          render(cells, start = 0, plain = false) {
             if (width === 0) return '{}';
             let out = '';
             for (let i = 0; i < width; i++) {
@@ -273,7 +277,7 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
               if (value === null || value === undefined) out += 'null';
               else if (forms[i] === 'json' || forms[i] === 'number') out += value as string;
               else if (forms[i] === 'instant') out += `"${value as string}"`;
-              else out += jsonString(value as string);
+              else out += plain ? `"${value as string}"` : jsonString(value as string);
             }
             return `${out}}`;
           },

@@ -96,7 +96,8 @@ describe('GET /suppliers', () => {
     const cases = [
       { name: 'Unit\u001fseparator', industry: null, country: 'DE' },
       { name: 'Null mark', industry: '\u001e', country: null },
-      { name: 'Record\u001eseparator', industry: null, country: '\u001f' },
+      { name: 'Record\u001eseparator', industry: null, country: null },
+      { name: 'Unit separator last', industry: null, country: '\u001f' },
       { name: 'Plain', industry: null, country: null },
     ];
     for (const body of cases) {
