@@ -6,11 +6,11 @@
 import type { TObject, TSchema } from 'typebox';
 import { notFound } from '../contract/errors.js';
 import type { GetOperation, ListOperation } from '../contract/list.js';
-import type { Resource } from '../schema/resource.js';
+import type { Resource, RowShape } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
 import { exportList } from './export.js';
 import { asksForStream } from './negotiation.js';
-import { packedSelect, unpackRows } from './packed-rows.js';
+import { type Packing, packing, unpackRows } from './packed-rows.js';
 import { cursorBinding, filterConditions, renderPage, sqlParameters, USD } from './pagination.js';
 import { handle, type Route } from './route.js';
 
@@ -50,6 +50,40 @@ export interface PageResult {
   last: [string, string] | null;
 }
 
+/** Where a page's cells are, for one row shape and order: made once, not per request. */
+interface PageLayout {
+  cells: readonly string[];
+  /** The index of the record's first cell, and of the sort key's two. */
+  start: number;
+  atIndex: number;
+  idIndex: number;
+  packed: Packing;
+}
+
+const layouts = new WeakMap<RowShape, Map<string, PageLayout>>();
+
+function pageLayout(shape: RowShape, column: string): PageLayout {
+  let byColumn = layouts.get(shape);
+  if (!byColumn) {
+    byColumn = new Map();
+    layouts.set(shape, byColumn);
+  }
+  let layout = byColumn.get(column);
+  if (!layout) {
+    // The row's sort key, for the next cursor: read in the served fields' own cells when they hold it (P236),
+    // else selected first as columns 0 and 1.
+    const atCell = shape.cell(column);
+    const idCell = shape.cell('id');
+    const keyed = atCell !== undefined && idCell !== undefined;
+    const cells = keyed ? shape.cells : [`iso(t.${column})`, 't.id::text', ...shape.cells];
+    const strings = keyed ? shape.strings : shape.strings.map((i) => i + 2);
+    const [start, atIndex, idIndex] = keyed ? [0, atCell, idCell] : [2, 0, 1];
+    layout = { cells, start, atIndex, idIndex, packed: packing(cells, strings) };
+    byColumn.set(column, layout);
+  }
+  return layout;
+}
+
 export async function fetchPage(
   tenant: TenantDb,
   spec: ListQuery,
@@ -70,34 +104,23 @@ export async function fetchPage(
     );
   }
   const shape = spec.resource.row('t', { pii: args.pii, engine: tenant.engine });
-  // The row's sort key, for the next cursor: read in the served fields' own cells when they hold it (P236), else
-  // selected first as columns 0 and 1.
-  const atCell = shape.cell(column);
-  const idCell = shape.cell('id');
-  const keyed = atCell !== undefined && idCell !== undefined;
-  const [start, atIndex, idIndex] = keyed ? [0, atCell, idCell] : [2, 0, 1];
-  const cells = keyed ? shape.cells : [`iso(t.${column})`, 't.id::text', ...shape.cells];
-  const strings = keyed ? shape.strings : shape.strings.map((i) => i + 2);
+  const { cells, start, atIndex, idIndex, packed } = pageLayout(shape, column);
   const from = `from ${spec.resource.table} t
     where ${where.join(' and ')}
     order by t.${column} ${direction}, t.id ${direction}
     limit ${next(args.limit + 1)}`;
   // On a server, each row packed into one text (P240); a page whose values defeat the packing is read again
   // with one text column per field, as PGlite always reads it (its one column per row is the record's JSON).
-  const packed =
+  const unpacked =
     tenant.engine === 'postgres'
-      ? unpackRows(
-          await tenant.queryArrays(`select ${packedSelect(cells, strings)} ${from}`, params),
-          cells.length,
-          strings,
-        )
+      ? unpackRows(await tenant.queryArrays(`select ${packed.select} ${from}`, params), packed)
       : undefined;
-  const rows = packed?.rows ?? (await tenant.queryArrays(`select ${cells.join(', ')} ${from}`, params));
+  const rows = unpacked?.rows ?? (await tenant.queryArrays(`select ${cells.join(', ')} ${from}`, params));
   const hasMore = rows.length > args.limit;
   const served = hasMore ? rows.slice(0, args.limit) : rows;
   const lastRow = served[served.length - 1];
   return {
-    items: served.map((row, i) => shape.render(row, start, packed?.plain[i])),
+    items: served.map((row, i) => shape.render(row, start, unpacked?.plain[i])),
     hasMore,
     last: lastRow ? [lastRow[atIndex] as string, lastRow[idIndex] as string] : null,
   };

@@ -25,21 +25,30 @@ const NULL_MARK_CODE = 0x1e;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are exactly what JSON escapes.
 const ESCAPED_IN_STRINGS = /["\\\u0000-\u001d]|[^\u001f]\u001e|\u001e[^\u001f]/;
 
-/** The cells in packed order: the stored strings (`strings`, indexes among the cells) first, then the others. */
-function packedOrder(width: number, strings: readonly number[]): number[] {
-  const rest: number[] = [];
-  for (let i = 0; i < width; i++) if (!strings.includes(i)) rest.push(i);
-  return [...strings, ...rest];
+/** How a row's cells are packed: made once per page shape, not per request. */
+export interface Packing {
+  width: number;
+  /** Indexes among the cells of the stored strings, which come first in the packed text. */
+  strings: readonly number[];
+  /** By position in the packed text, the cell's index. */
+  order: readonly number[];
+  /**
+   * The select list of the packed form: the row's cells joined (a null as the mark), the stored strings first,
+   * and the number of nulls among those strings.
+   */
+  select: string;
 }
 
-/**
- * The select list of the packed form of `cells`: the row's cells joined (a null as the mark), the stored
- * strings first, and the number of nulls among those strings.
- */
-export function packedSelect(cells: readonly string[], strings: readonly number[]): string {
-  const values = packedOrder(cells.length, strings).map((i) => `coalesce(${cells[i]}, E'\\x1e')`);
+export function packing(cells: readonly string[], strings: readonly number[]): Packing {
+  const order = [...strings, ...Array.from(cells.keys()).filter((i) => !strings.includes(i))];
+  const values = order.map((i) => `coalesce(${cells[i]}, E'\\x1e')`);
   const nulls = strings.length === 0 ? '0' : `num_nulls(${strings.map((i) => cells[i]).join(', ')})`;
-  return `concat_ws(E'\\x1f', ${values.join(', ')}), ${nulls}`;
+  return {
+    width: cells.length,
+    strings,
+    order,
+    select: `concat_ws(E'\\x1f', ${values.join(', ')}), ${nulls}`,
+  };
 }
 
 export interface UnpackedRows {
@@ -53,12 +62,8 @@ export interface UnpackedRows {
  * The cells of each packed row, or undefined when some row's text cannot be cut back into exactly its `width`
  * columns and nulls: then the page must be read with one column per field.
  */
-export function unpackRows(
-  packed: readonly unknown[][],
-  width: number,
-  strings: readonly number[],
-): UnpackedRows | undefined {
-  const order = packedOrder(width, strings);
+export function unpackRows(packed: readonly unknown[][], how: Packing): UnpackedRows | undefined {
+  const { width, strings, order } = how;
   const rows: (string | null)[][] = new Array(packed.length);
   const plain: boolean[] = new Array(packed.length);
   for (let r = 0; r < packed.length; r++) {

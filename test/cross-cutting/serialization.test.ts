@@ -4,7 +4,7 @@
 // fields, plus text that needs escaping.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { packedSelect, unpackRows } from '../../src/http/packed-rows.js';
+import { packing, unpackRows } from '../../src/http/packed-rows.js';
 import { ApiKey, User, Workspace } from '../../src/management/schemas.js';
 import { ActionPlan, ActionPlanItem } from '../../src/resources/action-plans/schema.js';
 import { Alert, Insight } from '../../src/resources/alerts/schema.js';
@@ -126,12 +126,13 @@ for (const resource of RESOURCES) {
   test(`${resource.name}: a packed row renders the bytes json() builds, or is refused when a string defeats the packing (P240)`, async () => {
     for (const pii of [true, false]) {
       const shape = resource.row('t', { pii, engine: 'postgres' });
+      const packed = packing(shape.cells, shape.strings);
       const rows = await h.db.queryArrays(
-        `select ${resource.json('t', { pii })}, ${packedSelect(shape.cells, shape.strings)}, ${shape.sql} from ${resource.table} t`,
+        `select ${resource.json('t', { pii })}, ${packed.select}, ${shape.sql} from ${resource.table} t`,
       );
       assert.ok(rows.length > 0, `no ${resource.table} to compare`);
       for (const row of rows) {
-        const unpacked = unpackRows([row.slice(1, 3)], shape.width, shape.strings);
+        const unpacked = unpackRows([row.slice(1, 3)], packed);
         const plain = row.slice(3) as (string | null)[];
         const defeats = shape.strings.some((i) => plain[i]?.includes('\u001f') || plain[i] === '\u001e');
         if (unpacked) {
