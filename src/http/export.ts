@@ -9,12 +9,15 @@
 // - Backpressure: the COPY waits while the socket is full; on the embedded store the next chunk is asked for only
 //   once the socket took the previous one (one chunk read ahead). Memory stays flat whatever the size; a client
 //   that disconnects, or stops reading for EXPORT_STALL_MS, ends the transaction at once and gives the
-//   connection back (P195).
+//   connection back (P195). On a PostgreSQL server the COPY's Buffers are collected every few MB, not left
+//   to V8, which would let tens of MB of them pile up first (P245).
 // - Errors: everything that can be refused (filters, cursor, key, budget) is refused before the first byte with
 //   the usual error response; a failure after it ends the stream with one error line in the error shape,
 //   never a last line that reads as success (P196).
 // Decisions cited as `decision N` (the product's) and `P<n>` (this project's): docs/decisions.md.
 import { Readable } from 'node:stream';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ApiError, errorBody, internalError } from '../contract/errors.js';
 import { EXPORTS_AT_ONCE, EXPORTS_PER_PROCESS } from '../contract/limits.js';
 import { NDJSON } from '../contract/list.js';
@@ -51,6 +54,36 @@ export const tooManyExports = () =>
     'rate_limit_exceeded',
     `Too many exports at once (at most ${EXPORTS_AT_ONCE} per workspace). Retry after the number of seconds in Retry-After.`,
   );
+
+/** How much the process's Buffers may grow before an export has them collected (P245). */
+export const EXPORT_BUFFER_SLACK = 4 * 1024 * 1024;
+
+// The least memory outside V8's heap (Buffers, mostly) seen since the last collection an export asked for.
+let externalFloor = Number.POSITIVE_INFINITY;
+let collectYoung: (() => void) | undefined;
+
+/**
+ * Has the young generation collected (a scavenge, about a millisecond) once the process's Buffers have grown
+ * by EXPORT_BUFFER_SLACK (P245). Each socket read of a COPY is a new Buffer, freed only when a collection
+ * finds its small JavaScript object dead; an export allocates too few JavaScript objects to fill the young
+ * generation, so without this the Buffers of tens of MB of rows would wait for V8's limit on external memory.
+ */
+function collectBuffers(): void {
+  const external = getHeapStatistics().external_memory;
+  externalFloor = Math.min(externalFloor, external);
+  if (external < externalFloor + EXPORT_BUFFER_SLACK) return;
+  collectYoung ??= youngCollector();
+  collectYoung();
+  externalFloor = getHeapStatistics().external_memory;
+}
+
+function youngCollector(): () => void {
+  // `gc` is defined only in contexts made after --expose-gc is set: a context of its own, so the service's
+  // global (and every dependency) still has none.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (options: { type: 'minor' }) => void;
+  return () => gc({ type: 'minor' });
+}
 
 /**
  * The response body: pushes what the producer sends, and makes it wait while the socket is full. Destroyed
@@ -192,6 +225,7 @@ export async function exportList(
     try {
       for await (const chunk of copy as AsyncIterable<Buffer>) {
         started?.();
+        collectBuffers();
         const pieces = lines(chunk);
         if (mapItem) {
           if (pieces.length > 0) await body.send(mapLines(Buffer.concat(pieces).toString(), mapItem));
