@@ -97,11 +97,12 @@ export interface RowShape {
 /**
  * How a field travels as text: a stored string as itself, escaped as JSON (JSON.stringify in Node and to_json
  * in PostgreSQL escape exactly the same characters); a stored instant through iso(); a number in its shortest
- * form (trim_scale: `134829`, not numeric(16, 2)'s `134829.00`; P125); anything else (integers, booleans,
- * arrays, dates, computed values, stored documents as jsonb prints them) as PostgreSQL's own JSON of the value,
- * copied verbatim.
+ * form (trim_scale: `134829`, not numeric(16, 2)'s `134829.00`; P125) as numeric's own text, and a boolean as
+ * its own text (`true`, `false`), which are their JSON already (P246); anything else (integers, arrays, dates,
+ * computed values, stored documents as jsonb prints them) as PostgreSQL's own JSON of the value, copied
+ * verbatim.
  */
-type TextForm = 'string' | 'instant' | 'number' | 'json';
+type TextForm = 'string' | 'instant' | 'number' | 'boolean' | 'json';
 
 function textForm(schema: TSchema): TextForm {
   const s = schema as { type?: string; format?: string; anyOf?: TSchema[] };
@@ -110,6 +111,7 @@ function textForm(schema: TSchema): TextForm {
     return branches.length === 1 ? textForm(branches[0] as TSchema) : 'json';
   }
   if (s.type === 'number') return 'number';
+  if (s.type === 'boolean') return 'boolean';
   if (s.type !== 'string') return 'json';
   if (s.format === 'date-time') return 'instant';
   // A date's text depends on DateStyle; its JSON does not.
@@ -154,13 +156,24 @@ function valueSql({ value, form }: ServedField): string {
 }
 
 /**
- * SQL of a field's text column: its value; for a stored document whose text the table keeps, that text; for any
- * other number or JSON value, PostgreSQL's JSON of it.
+ * SQL of a field's text column: its value; for a stored document whose text the table keeps, that text; for a
+ * number or a boolean, its own text (P246: to_json looks up the value's type on every call, a fifth of a supplier
+ * page's statement for these two); for any other JSON value, PostgreSQL's JSON of it.
  */
 function cellSql(served: ServedField): string {
   if (served.jsonText) return served.jsonText;
   const value = valueSql(served);
-  return served.form === 'number' || served.form === 'json' ? `to_json(${value})::text` : value;
+  if (served.form === 'number' || served.form === 'boolean') return `${value}::text`;
+  return served.form === 'json' ? `to_json(${value})::text` : value;
+}
+
+/**
+ * A numeric's text as to_json writes it (P246): a number as it is; NaN, Infinity and -Infinity, which are not
+ * JSON numbers, as strings. Every other text of a numeric ends with a digit.
+ */
+function jsonNumber(text: string): string {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0x30 && last <= 0x39 ? text : `"${text}"`;
 }
 
 /** What JSON.stringify escapes in a string: `"`, `\\`, controls, and (any) surrogates, which are rare enough. */
@@ -275,7 +288,8 @@ export function defineResource<F extends Record<string, FieldSpec>>(definition: 
               const value = cells[start + i];
               out += keys[i];
               if (value === null || value === undefined) out += 'null';
-              else if (forms[i] === 'json' || forms[i] === 'number') out += value as string;
+              else if (forms[i] === 'json' || forms[i] === 'boolean') out += value as string;
+              else if (forms[i] === 'number') out += jsonNumber(value as string);
               else if (forms[i] === 'instant') out += `"${value as string}"`;
               else out += plain ? `"${value as string}"` : jsonString(value as string);
             }

@@ -91,6 +91,12 @@ const { h } = useHarness({}, async (): Promise<void> => {
     })),
   ];
   await h.import(ws.id, document);
+  // A numeric NaN (which no API write accepts, but the column can hold) is not a JSON number: to_json writes it
+  // as a string, and so must a page that reads numeric's own text (P246).
+  await h.db.query(
+    `update suppliers set annual_spend = 'NaN' where workspace_id = $1 and name = 'empty industry'`,
+    [ws.id],
+  );
   const endpoint = await h.admin('POST', `/admin/workspaces/${ws.id}/webhook-endpoints`, {
     url: 'https://hooks.example.com/tprm',
     events: ['alert.created'],
