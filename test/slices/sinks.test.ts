@@ -333,6 +333,40 @@ describe('failures', () => {
   });
 });
 
+test('a change of where a failing sink sends makes its batch due at once, not at the end of its back-off (P247)', async () => {
+  const [down, up] = [`/${randomUUID()}`, `/${randomUUID()}`];
+  receiver.answerAt(down, answerWith(503, 'down'));
+  const { ws, sink } = await withSink({ sources: ['events'] }, down);
+  await supplier(ws, 'Acme');
+  await eventually(async () => (await deliveries(sink.id)).data.length >= 1);
+  // The back-off of an hour that a target down for long earns (this file's schedule is 40 ms), set while no
+  // worker holds the sink: then none can claim it before it is due.
+  await eventually(
+    async () =>
+      (
+        await h.db.query(
+          "update sinks set due_at = now() + interval '1 hour' where id = $1 and claim_token is null returning id",
+          [sink.id],
+        )
+      ).length === 1,
+  );
+  const backingOff = async () =>
+    (
+      await h.db.query("select 1 from sinks where id = $1 and due_at > now() + interval '50 minutes'", [
+        sink.id,
+      ])
+    ).length === 1;
+  // A change of anything else leaves the back-off as it is.
+  assert.equal((await h.admin('PATCH', `/admin/sinks/${sink.id}`, { description: 'noted' })).status, 200);
+  assert.equal(await backingOff(), true);
+  const changed = await h.admin('PATCH', `/admin/sinks/${sink.id}`, { url: receiver.url(up) });
+  assert.equal(changed.status, 200, changed.body);
+  assert.equal(await backingOff(), false);
+  await eventually(async () => batchesAt(up).length === 1, 3000);
+  const [event] = await feed(ws, '/events');
+  assert.equal(JSON.parse(linesAt(up)[0] as string).event_id, event?.event_id);
+});
+
 test('EVENT_RETENTION prunes the delivery log rows older than it, with the events', async () => {
   const { ws, sink } = await withSink({ sources: ['events'] });
   await supplier(ws, 'Acme');

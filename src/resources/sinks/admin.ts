@@ -41,6 +41,9 @@ const KIND_FIELDS = {
 
 type Settable = Omit<Static<typeof SinkPatch>, 'enabled'>;
 
+/** What says where and how a sink sends: a change of any makes its next batch due at once (P247). */
+const DELIVERY_SETTINGS: readonly (keyof Settable)[] = [...KIND_FIELDS.http, ...KIND_FIELDS.syslog, 'format'];
+
 /** A sink as stored: what a change is judged against. */
 interface StoredSink {
   kind: 'http' | 'syslog';
@@ -158,9 +161,12 @@ export const sinksAdmin: OperatorHandlers<typeof sinksLifecycle> = {
         false,
       );
       // A nullable field given as null clears it; an absent one stays. Re-enabling starts afresh: the failures
-      // before the pause do not count towards disabling, and the batch at the position is due now. Any change
-      // ends the current claim, so a worker sends nothing more with the settings it read (P238).
+      // before the pause do not count towards disabling, and the batch at the position is due now. A change of
+      // where or how the sink sends makes that batch due now too, not at the end of a back-off its old target
+      // earned (P247). Any change ends the current claim, so a worker sends nothing more with the settings it
+      // read (P238).
       const given = (name: keyof Settable) => name in settable;
+      const retarget = DELIVERY_SETTINGS.some(given);
       await tenant.query(
         `update sinks set
             description = case when $2 then $3 else description end,
@@ -174,7 +180,7 @@ export const sinksAdmin: OperatorHandlers<typeof sinksLifecycle> = {
             enabled = coalesce($18, enabled),
             failing_since = case when $18 and not enabled then null else failing_since end,
             failures = case when $18 and not enabled then 0 else failures end,
-            due_at = case when $18 and not enabled then clock_timestamp() else due_at end,
+            due_at = case when ($18 and not enabled) or $19 then clock_timestamp() else due_at end,
             claim_token = null, lease_expires_at = null,
             updated_at = clock_timestamp()
           where workspace_id = $ws and id = $1`,
@@ -197,6 +203,7 @@ export const sinksAdmin: OperatorHandlers<typeof sinksLifecycle> = {
           given('ca'),
           columns.ca ?? null,
           enabled ?? null,
+          retarget,
         ],
       );
       await audit('sink.updated', { type: 'sink', id }, { changes: Object.keys(input) });
