@@ -27,11 +27,10 @@ const ESCAPED_IN_STRINGS = /["\\\u0000-\u001d]|[^\u001f]\u001e|\u001e[^\u001f]/;
 
 /** How a row's cells are packed: made once per page shape, not per request. */
 export interface Packing {
-  width: number;
-  /** Indexes among the cells of the stored strings, which come first in the packed text. */
-  strings: readonly number[];
-  /** By position in the packed text, the cell's index. */
+  /** By position in the packed text, the cell's index: the stored strings first. */
   order: readonly number[];
+  /** How many stored strings lead the packed text. */
+  stringCount: number;
   /**
    * The select list of the packed form: the row's cells joined (a null as the mark), the stored strings first,
    * and the number of nulls among those strings.
@@ -44,9 +43,8 @@ export function packing(cells: readonly string[], strings: readonly number[]): P
   const values = order.map((i) => `coalesce(${cells[i]}, E'\\x1e')`);
   const nulls = strings.length === 0 ? '0' : `num_nulls(${strings.map((i) => cells[i]).join(', ')})`;
   return {
-    width: cells.length,
-    strings,
     order,
+    stringCount: strings.length,
     select: `concat_ws(E'\\x1f', ${values.join(', ')}), ${nulls}`,
   };
 }
@@ -63,7 +61,8 @@ export interface UnpackedRows {
  * columns and nulls: then the page must be read with one column per field.
  */
 export function unpackRows(packed: readonly unknown[][], how: Packing): UnpackedRows | undefined {
-  const { width, strings, order } = how;
+  const { order, stringCount } = how;
+  const width = order.length;
   const rows: (string | null)[][] = new Array(packed.length);
   const plain: boolean[] = new Array(packed.length);
   for (let r = 0; r < packed.length; r++) {
@@ -80,7 +79,7 @@ export function unpackRows(packed: readonly unknown[][], how: Packing): Unpacked
       const to = end === -1 ? text.length : end;
       const isNull = to - from === 1 && text.charCodeAt(from) === NULL_MARK_CODE;
       cells[order[k] as number] = isNull ? null : text.slice(from, to);
-      if (k < strings.length) {
+      if (k < stringCount) {
         if (isNull) marks++;
         stringsEnd = to;
       }
