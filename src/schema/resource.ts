@@ -24,13 +24,15 @@ export interface FieldSpec<S extends TSchema = TSchema> {
   /** The value a new record starts with when its writer (an API create, an import) gives none. */
   initial?: unknown;
   /**
-   * A stored document (jsonb) whose JSON text the table also keeps, in `<name>_json`: a column PostgreSQL
-   * generates as the document is written (migration 0024). A server's page copies that text instead of
-   * converting the document on every read, a third of a supplier page's statement (P237). Every jsonb field
-   * says which it is: `false` where the resource is only served as JSON that PostgreSQL builds (`json()`), which
-   * reads the document itself, so a kept text would only widen the rows.
+   * A stored value whose text, as a server's page serves it, the table also keeps in a column PostgreSQL
+   * generates as the value is written: `<name>_json` for a document (jsonb) or an array, its JSON (migration
+   * 0024, P237); `<name>_iso` for an instant, its iso() (migration 0025, P248). The page copies that text
+   * instead of converting the value on every read: the conversions were a third (documents) and then half
+   * (instants and tags) of a supplier page's statement. Every jsonb field says which it is: `false` where the
+   * resource is only served as JSON that PostgreSQL builds (`json()`), which reads the value itself, so a kept
+   * text would only widen the rows.
    */
-  jsonText?: boolean;
+  keptText?: boolean;
 }
 
 export function field<S extends TSchema>(
@@ -123,8 +125,8 @@ interface ServedField {
   name: string;
   value: string;
   form: TextForm;
-  /** The column holding the value's JSON text, when the table keeps it (FieldSpec.jsonText). */
-  jsonText?: string;
+  /** The column holding the value's text as a page serves it, when the table keeps it (FieldSpec.keptText). */
+  keptText?: string;
 }
 
 function servedFields(entries: [string, FieldSpec][], alias: string, pii: boolean): ServedField[] {
@@ -137,7 +139,7 @@ function servedFields(entries: [string, FieldSpec][], alias: string, pii: boolea
           name,
           value: `${alias}.${name}`,
           form,
-          ...(spec.jsonText ? { jsonText: `${alias}.${name}_json` } : {}),
+          ...(spec.keptText ? { keptText: `${alias}.${name}_${form === 'instant' ? 'iso' : 'json'}` } : {}),
         };
       // A computed value is already what the field serves (an instant already formatted).
       return {
@@ -156,12 +158,12 @@ function valueSql({ value, form }: ServedField): string {
 }
 
 /**
- * SQL of a field's text column: its value; for a stored document whose text the table keeps, that text; for a
+ * SQL of a field's text column: its value; for a stored value whose text the table keeps, that text; for a
  * number or a boolean, its own text (P246: to_json looks up the value's type on every call, a fifth of a supplier
  * page's statement for these two); for any other JSON value, PostgreSQL's JSON of it.
  */
 function cellSql(served: ServedField): string {
-  if (served.jsonText) return served.jsonText;
+  if (served.keptText) return served.keptText;
   const value = valueSql(served);
   if (served.form === 'number' || served.form === 'boolean') return `${value}::text`;
   return served.form === 'json' ? `to_json(${value})::text` : value;

@@ -4,6 +4,7 @@
 // fields, plus text that needs escaping.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ListOperation } from '../../src/contract/list.js';
 import { packing, unpackRows } from '../../src/http/packed-rows.js';
 import { ApiKey, User, Workspace } from '../../src/management/schemas.js';
 import { ActionPlan, ActionPlanItem } from '../../src/resources/action-plans/schema.js';
@@ -18,6 +19,7 @@ import {
   ProductService,
   Threat,
 } from '../../src/resources/context/schema.js';
+import { publicOperations } from '../../src/resources/operations.js';
 import { Report } from '../../src/resources/reports/schema.js';
 import {
   CyberMatrixRow,
@@ -151,30 +153,82 @@ for (const resource of RESOURCES) {
   });
 }
 
-test('every stored document a resource serves says whether its JSON text is kept; a kept one is generated and read by pages (P237)', async () => {
-  const rows = await h.db.query<{ table: string; column: string; generated: boolean }>(
-    `select c.relname as table, a.attname as column, a.attgenerated = 's' as generated
+test('every stored value a list page converts keeps its text in a generated column that pages read; no other text is kept (P237, P248)', async () => {
+  const rows = await h.db.query<{ table: string; column: string; type: string; generated: boolean }>(
+    `select c.relname as table, a.attname as column, format_type(a.atttypid, null) as type,
+            -- A view's column shows a table's (the event log's shows the events').
+            a.attgenerated = 's' or c.relkind = 'v' as generated
        from pg_attribute a join pg_class c on c.oid = a.attrelid
-      where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and a.attnum > 0
-        and not a.attisdropped and (a.atttypid = 'jsonb'::regtype or a.attname like '%\\_json')`,
+      where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'v') and a.attnum > 0
+        and not a.attisdropped`,
   );
   const columns = new Map(rows.map((row) => [`${row.table}.${row.column}`, row]));
-  let documents = 0;
-  for (const resource of RESOURCES)
+  const converted = (type: string) => type === 'jsonb' || type.endsWith('[]') || type.startsWith('timestamp');
+  const listed = new Set<Resource>(
+    publicOperations.flatMap((operation) =>
+      'list' in operation ? [(operation as ListOperation).list.resource] : [],
+    ),
+  );
+  const claimed = new Set<string>();
+  let kept = 0;
+  for (const resource of new Set<Resource>([...RESOURCES, ...listed]))
     for (const [name, spec] of Object.entries(resource.fields)) {
-      if (spec.sql !== undefined || !columns.has(`${resource.table}.${name}`)) continue;
-      documents++;
-      assert.equal(
-        typeof spec.jsonText,
-        'boolean',
-        `${resource.name}.${name} is jsonb: jsonText says whether its text is kept`,
-      );
-      const kept = columns.get(`${resource.table}.${name}_json`);
+      const column = columns.get(`${resource.table}.${name}`);
+      if (spec.sql !== undefined || !column || !converted(column.type)) continue;
+      const text = `${resource.table}.${name}_${column.type.startsWith('timestamp') ? 'iso' : 'json'}`;
+      // A document is explicit either way: false where only JSON that PostgreSQL builds serves it.
+      if (column.type === 'jsonb')
+        assert.equal(typeof spec.keptText, 'boolean', `${resource.name}.${name}: keptText says whether`);
+      // A cursor-paged list (row() on a server) converts every instant, array and document on every read.
+      if (listed.has(resource)) assert.equal(spec.keptText, true, `${resource.name}.${name} is listed: kept`);
       const rowSql = resource.row('t', { pii: true, engine: 'postgres' }).sql;
-      if (spec.jsonText) {
-        assert.equal(kept?.generated, true, `${resource.table}.${name}_json`);
-        assert.match(rowSql, new RegExp(`\\bt\\.${name}_json\\b`));
-      } else assert.equal(kept, undefined, `${resource.table}.${name}_json is kept but never read`);
+      if (spec.keptText) {
+        kept++;
+        claimed.add(text);
+        assert.equal(columns.get(text)?.generated, true, `${text} is generated`);
+        assert.match(rowSql, new RegExp(`\\bt\\.${name}_(iso|json)\\b`));
+      } else assert.equal(columns.get(text), undefined, `${text} is kept but never read`);
     }
-  assert.ok(documents >= 6, `${documents} stored documents found`);
+  assert.ok(kept >= 50, `${kept} kept texts`);
+  // A view's kept text is its table's.
+  const shown = await h.db.query<{ view: string; table: string; column: string }>(
+    `select view_name as view, table_name as table, column_name as column
+       from information_schema.view_column_usage where view_schema = current_schema()`,
+  );
+  for (const { view, table, column } of shown)
+    if (claimed.has(`${view}.${column}`)) claimed.add(`${table}.${column}`);
+  const orphans = rows.filter(
+    (row) => row.generated && /_(iso|json)$/.test(row.column) && !claimed.has(`${row.table}.${row.column}`),
+  );
+  assert.deepEqual(orphans, [], 'a kept text no field reads');
+});
+
+test('a kept instant is iso() whatever the time zone and locale of the session, from before 1970 to microseconds (P248)', async () => {
+  const instants = [
+    ['1969-07-20 20:17:40.5+00', '1969-07-20T20:17:40.500000Z'],
+    ['2026-11-28 23:59:59.999999-05:45', '2026-11-29T05:44:59.999999Z'],
+    ['0001-01-01 00:00:00+00', '0001-01-01T00:00:00.000000Z'],
+  ];
+  const sessions = [
+    "set local timezone = 'UTC'",
+    "set local timezone = 'Asia/Kathmandu'; set local lc_time = 'C'; set local datestyle = 'German, DMY'",
+  ];
+  for (const session of sessions) {
+    const answers = await h.db.transaction(async (tx) => {
+      for (const statement of session.split('; ')) await tx.query(statement);
+      return tx.query<{ kept: string; iso: string }>(
+        `select iso_kept(x::timestamptz) as kept, iso(x::timestamptz) as iso from unnest($1::text[]) x`,
+        [instants.map(([input]) => input)],
+      );
+    });
+    assert.deepEqual(
+      answers.map(({ kept, iso }) => [kept, iso]),
+      instants.map(([, text]) => [text, text]),
+      session,
+    );
+  }
+  const [arrays] = await h.db.query<{ kept: string }>(
+    `select json_kept(array['a"b', 'é', '', null]) as kept`,
+  );
+  assert.equal(arrays?.kept, JSON.stringify(['a"b', 'é', '', null]));
 });

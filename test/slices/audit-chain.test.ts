@@ -345,12 +345,14 @@ describe('entries the service did not append (P98)', () => {
     // Migration 0014 then gives each workspace its head (P99).
     await h.db.query('drop table audit_heads');
     await h.db.query('drop function audit_head_create() cascade');
-    // 0020 adds the event log's stamp to the heads (P173).
-    await h.db.query('delete from schema_migrations where version in (12, 14, 20)');
+    // 0020 adds the event log's stamp to the heads (P173); 0025 widens the event log view that 0020 makes.
+    await h.db.query('drop view event_log');
+    await h.db.query('delete from schema_migrations where version in (12, 14, 20, 25)');
     assert.deepEqual(await migrate(h.db), [
       '0012_audit_chain.sql',
       '0014_audit_heads.sql',
       '0020_event_log.sql',
+      '0025_kept_text.sql',
     ]);
     assert.equal((await verifyFeed(ws)).valid, true);
     const db = await verifyInDatabase(ws);

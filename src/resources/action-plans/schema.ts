@@ -28,8 +28,8 @@ export const ActionPlan = defineResource({
     item_count: field(Type.Integer({ minimum: 0 }), {
       sql: '(select count(*)::int from action_plan_items i where i.workspace_id = $t.workspace_id and i.action_plan_id = $t.id)',
     }),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });
 
@@ -61,7 +61,7 @@ export const ActionPlanItem = defineResource({
     control_title: field(Nullable(Type.String({ minLength: 1, maxLength: 500 }))),
     history: field(Type.Array(HistoryEntry, { description: 'Oldest first.' }), {
       // Served inside JSON that PostgreSQL builds (an action plan's items), which reads the document itself.
-      jsonText: false,
+      keptText: false,
     }),
     created_at: field(DateTime),
     updated_at: field(DateTime),

@@ -67,8 +67,8 @@ export const Insight = defineResource({
     severity: field(StringEnum(AlertSeverity), { required: true }),
     title: field(Title, { required: true }),
     body: field(Body, { required: true }),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });
 

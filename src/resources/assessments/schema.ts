@@ -41,17 +41,17 @@ export const Assessment = defineResource({
     decision: field(Nullable(StringEnum(AssessmentDecision)), {}),
     vendor_profile: field(Nullable(StringEnum(VendorProfile))),
     score: field(Nullable(Type.Number({ minimum: 0, maximum: 100 }))),
-    deadline: field(Nullable(DateTime)),
+    deadline: field(Nullable(DateTime), { keptText: true }),
     validity_days: field(ValidityDays, { initial: 365 }),
-    sent_at: field(Nullable(DateTime)),
-    completed_at: field(Nullable(DateTime)),
+    sent_at: field(Nullable(DateTime), { keptText: true }),
+    completed_at: field(Nullable(DateTime), { keptText: true }),
     expires_at: field(Nullable(DateTime), { sql: `iso(${expiresAtSql('$t')})` }),
     gap_count: field(Type.Integer({ minimum: 0 }), {
       sql: '(select count(*)::int from gaps g where g.workspace_id = $t.workspace_id and g.assessment_id = $t.id)',
     }),
     contract_value: field(Nullable(Usd)),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });
 
@@ -128,7 +128,7 @@ export const Gap = defineResource({
     evidence: field(
       Type.Array(EvidenceEntry, { maxItems: 100, description: 'Only with the evidence:read scope.' }),
       // An assessment's gaps are one aggregate that PostgreSQL builds, which reads the document itself.
-      { pii: true, jsonText: false },
+      { pii: true, keptText: false },
     ),
     created_at: field(DateTime),
     updated_at: field(DateTime),

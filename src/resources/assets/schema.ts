@@ -46,7 +46,7 @@ export const assetFields = {
   technical_criticality: field(Nullable(StringEnum(Criticality))),
   exposure: field(Nullable(StringEnum(Exposure))),
   region: field(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
-  cloud_metadata: field(FreeObject, { jsonText: true }),
+  cloud_metadata: field(FreeObject, { keptText: true }),
   source: field(StringEnum(AssetSource), { required: true }),
   cloud_provider: field(Nullable(StringEnum(CloudProvider, 'Null for manual assets.'))),
   review_status: field(
@@ -54,8 +54,8 @@ export const assetFields = {
     // Every new asset awaits a human review (risk-data-api.md "States and transitions").
     { initial: 'discovered' },
   ),
-  created_at: field(DateTime),
-  updated_at: field(DateTime),
+  created_at: field(DateTime, { keptText: true }),
+  updated_at: field(DateTime, { keptText: true }),
 };
 
 export const Asset = defineResource({ name: 'Asset', table: 'assets', fields: assetFields });

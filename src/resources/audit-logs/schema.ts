@@ -18,15 +18,15 @@ export const AuditLog = defineResource({
   table: 'audit_logs',
   fields: {
     id: field(Uuid),
-    occurred_at: field(DateTime),
+    occurred_at: field(DateTime, { keptText: true }),
     action: field(Type.String({ minLength: 1, maxLength: 100 }), { required: true }),
     actor_type: field(StringEnum(AuditActorType), { required: true }),
     actor_id: field(Nullable(Uuid)),
     target_type: field(Nullable(Type.String({ maxLength: 100 }))),
     target_id: field(Nullable(Uuid)),
     request_id: field(Nullable(Type.String({ maxLength: 100 }))),
-    metadata: field(FreeObject, { jsonText: true }),
-    created_at: field(DateTime),
+    metadata: field(FreeObject, { keptText: true }),
+    created_at: field(DateTime, { keptText: true }),
     // The hash chain (docs/decisions.md P97): the canonical text is defined in docs/operations.md.
     previous_hash: field(
       Nullable(

@@ -21,7 +21,10 @@ const Money = Type.Number({
   maximum: 1e13,
 });
 const Hours = Type.Number({ minimum: 0, maximum: 1e9 });
-const timestamps = { created_at: field(DateTime), updated_at: field(DateTime) };
+const timestamps = {
+  created_at: field(DateTime, { keptText: true }),
+  updated_at: field(DateTime, { keptText: true }),
+};
 
 export const BusinessProcess = defineResource({
   name: 'BusinessProcess',
@@ -60,7 +63,7 @@ export const ProcessingActivity = defineResource({
     name: field(Name, { required: true }),
     purpose: field(Nullable(Text)),
     legal_basis: field(Nullable(Label)),
-    data_categories: field(Type.Array(Label, { maxItems: 50, uniqueItems: true })),
+    data_categories: field(Type.Array(Label, { maxItems: 50, uniqueItems: true }), { keptText: true }),
     is_sensitive_data: field(Type.Boolean()),
     retention_period: field(Nullable(Type.String({ maxLength: 100 }))),
     owner_name: field(Nullable(Name), { pii: true }),

@@ -28,8 +28,8 @@ export const Report = defineResource({
     pdf_status: field(StringEnum(PdfStatus, '`ready` once a PDF exists.'), {
       sql: "(case when $t.pdf_object_key is null then 'pending' else 'ready' end)",
     }),
-    generated_at: field(DateTime),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    generated_at: field(DateTime, { keptText: true }),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });

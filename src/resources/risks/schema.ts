@@ -69,8 +69,8 @@ export const Risk = defineResource({
     score: riskCore.score,
     band: riskCore.band,
     financial_exposure: riskCore.financial_exposure,
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });
 
@@ -101,10 +101,10 @@ export const RiskAcceptance = defineResource({
     status: field(StringEnum(RiskAcceptanceStatus)),
     justification: field(Nullable(Prose)),
     accepted_exposure: field(Nullable(Money)),
-    valid_from: field(DateTime, { required: true }),
-    valid_until: field(DateTime, { required: true }),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    valid_from: field(DateTime, { required: true, keptText: true }),
+    valid_until: field(DateTime, { required: true, keptText: true }),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });
 

@@ -49,16 +49,16 @@ export const supplierFields = {
   criticality: field(Nullable(StringEnum(Criticality))),
   risk_group: field(Nullable(StringEnum(RiskGroup))),
   vendor_profile: field(Nullable(StringEnum(VendorProfile))),
-  tags: field(Tags),
+  tags: field(Tags, { keptText: true }),
   source: field(
     Type.String({ maxLength: 50, description: 'Always `import` for suppliers created through the API.' }),
   ),
   annual_spend: field(Nullable(Usd)),
-  created_at: field(DateTime),
-  updated_at: field(DateTime),
+  created_at: field(DateTime, { keptText: true }),
+  updated_at: field(DateTime, { keptText: true }),
   email: field(Nullable(Email), { pii: true }),
-  contacts: field(Type.Array(Contact, { maxItems: 50 }), { pii: true, jsonText: true }),
-  onboarding_data: field(Nullable(FreeObject), { pii: true, jsonText: true }),
+  contacts: field(Type.Array(Contact, { maxItems: 50 }), { pii: true, keptText: true }),
+  onboarding_data: field(Nullable(FreeObject), { pii: true, keptText: true }),
 };
 
 export const Supplier = defineResource({ name: 'Supplier', table: 'suppliers', fields: supplierFields });

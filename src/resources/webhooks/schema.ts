@@ -23,7 +23,7 @@ export const WebhookEndpoint = defineResource({
     id: field(Uuid),
     url: field(Type.String()),
     description: field(Nullable(Type.String())),
-    events: field(Type.Array(StringEnum(EventTypes))),
+    events: field(Type.Array(StringEnum(EventTypes)), { keptText: true }),
     enabled: field(
       Type.Boolean({
         description:
@@ -40,9 +40,10 @@ export const WebhookEndpoint = defineResource({
             'null while the last attempt was delivered, and again after re-enabling.',
         }),
       ),
+      { keptText: true },
     ),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });
 
@@ -63,7 +64,7 @@ export const Event = defineResource({
       { sql: '$t.id' },
     ),
     type: field(StringEnum(EventTypes)),
-    occurred_at: field(DateTime),
+    occurred_at: field(DateTime, { keptText: true }),
     organization_id: field(Uuid, { sql: '$t.workspace_id' }),
     data: field(
       Type.Unsafe<Record<string, unknown>>({
@@ -112,10 +113,10 @@ export const WebhookDelivery = defineResource({
         }),
       ),
     ),
-    attempted_at: field(DateTime),
-    next_retry_at: field(Nullable(DateTime)),
-    created_at: field(DateTime),
-    updated_at: field(DateTime),
+    attempted_at: field(DateTime, { keptText: true }),
+    next_retry_at: field(Nullable(DateTime), { keptText: true }),
+    created_at: field(DateTime, { keptText: true }),
+    updated_at: field(DateTime, { keptText: true }),
   },
 });
 

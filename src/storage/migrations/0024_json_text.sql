@@ -1,5 +1,5 @@
 -- The JSON text of every stored document that pages serve as text columns, kept beside the document as
--- PostgreSQL writes it, so that a read copies text instead of converting jsonb on every row (FieldSpec.jsonText,
+-- PostgreSQL writes it, so that a read copies text instead of converting jsonb on every row (FieldSpec.keptText,
 -- P237). jsonb's text is what to_json(document)::text gives, byte for byte (test/cross-cutting/
 -- serialization.test.ts). Adding a stored generated column rewrites each table once, under its lock. Gaps and
 -- action plan items are served as JSON that PostgreSQL builds (one aggregate per answer), which reads the
