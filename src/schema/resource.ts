@@ -26,9 +26,9 @@ export interface FieldSpec<S extends TSchema = TSchema> {
   /**
    * A stored value whose text, as a server's page serves it, the table also keeps in a column PostgreSQL
    * generates as the value is written: `<name>_json` for a document (jsonb) or an array, its JSON (migration
-   * 0024, P237); `<name>_iso` for an instant, its iso() (migration 0025, P248). The page copies that text
-   * instead of converting the value on every read: the conversions were a third (documents) and then half
-   * (instants and tags) of a supplier page's statement. Every jsonb field says which it is: `false` where the
+   * 0024, P237); `<name>_iso` for an instant, its iso() (migration 0025, P248). Pages and the JSON that
+   * PostgreSQL builds (exports) copy that text instead of converting the value on every read: the conversions
+   * were a third (documents) and then half (instants and tags) of a supplier page's statement. Every jsonb field says which it is: `false` where the
    * resource is only served as JSON that PostgreSQL builds (`json()`), which reads the value itself, so a kept
    * text would only widen the rows.
    */
@@ -150,8 +150,13 @@ function servedFields(entries: [string, FieldSpec][], alias: string, pii: boolea
     });
 }
 
-/** SQL of a field's value as JSON should show it: text, an instant's iso(), a number's shortest decimal. */
-function valueSql({ value, form }: ServedField): string {
+/**
+ * SQL of a field's value as JSON should show it: text, an instant's iso(), a number's shortest decimal. A kept
+ * text stands for the value (P248): an instant's is its iso(), and a JSON text typed `json` is written by
+ * row_to_json as it is, where jsonb and arrays would be converted again.
+ */
+function valueSql({ value, form, keptText }: ServedField): string {
+  if (keptText) return form === 'instant' ? keptText : `${keptText}::json`;
   if (form === 'string') return `${value}::text`;
   if (form === 'instant') return `iso(${value})`;
   return form === 'number' ? `trim_scale(${value}::numeric)` : value;

@@ -187,6 +187,13 @@ test('every stored value a list page converts keeps its text in a generated colu
         claimed.add(text);
         assert.equal(columns.get(text)?.generated, true, `${text} is generated`);
         assert.match(rowSql, new RegExp(`\\bt\\.${name}_(iso|json)\\b`));
+        // The kept text is the value's, on every stored record (json() and row() both read it now).
+        const reference = column.type.startsWith('timestamp') ? `iso(${name})` : `to_json(${name})::text`;
+        const [differing] = await h.db.query<{ count: number }>(
+          `select count(*)::int as count from ${resource.table}
+            where ${text.split('.')[1]} is distinct from ${reference}`,
+        );
+        assert.equal(differing?.count, 0, `${text} differs from ${reference}`);
       } else assert.equal(columns.get(text), undefined, `${text} is kept but never read`);
     }
   assert.ok(kept >= 50, `${kept} kept texts`);
