@@ -23,6 +23,7 @@ import { EXPORTS_AT_ONCE, EXPORTS_PER_PROCESS } from '../contract/limits.js';
 import { NDJSON } from '../contract/list.js';
 import type { Resource } from '../schema/resource.js';
 import type { TenantDb } from '../storage/tenant.js';
+import { binaryCopyRows } from './copy-rows.js';
 import { filterConditions, sqlParameters } from './pagination.js';
 import type { RouteContext, RouteReply } from './route.js';
 
@@ -136,25 +137,6 @@ function mapLines(lines: string, mapItem: (item: unknown) => unknown): string {
   return lines.replace(/[^\n]+/g, (line) => JSON.stringify(mapItem(JSON.parse(line))));
 }
 
-/**
- * The whole lines of a byte stream cut anywhere (a COPY's chunks), as the pieces to send: what follows a
- * chunk's last line break waits for the next chunk, so a failure mid-stream never leaves half a record before
- * its error line. Pieces are views of the chunks, not copies (the bytes of an export are never copied in Node).
- */
-function wholeLines(): (chunk: Buffer) => Buffer[] {
-  let rest: Buffer[] = [];
-  return (chunk) => {
-    const end = chunk.lastIndexOf(0x0a) + 1;
-    if (end === 0) {
-      rest.push(chunk);
-      return [];
-    }
-    const pieces = [...rest, chunk.subarray(0, end)];
-    rest = end < chunk.length ? [chunk.subarray(end)] : [];
-    return pieces;
-  };
-}
-
 export interface ExportArgs {
   query: Record<string, unknown>;
   /** Sort key to start after (the request's cursor, decoded), or null for the start of the list. */
@@ -198,8 +180,6 @@ export async function exportList(
   const keyset = `(t.${column}, t.id) ${direction === 'desc' ? '<' : '>'} ($${base + 1}::timestamptz, $${base + 2}::uuid)`;
   const reverse = direction === 'desc' ? 'asc' : 'desc';
   const order = `order by t.${column} ${direction}, t.id ${direction}`;
-  // Each record's JSON is built by PostgreSQL (the same bytes as a page's, P124).
-  const json = spec.resource.json('t', { pii: args.pii });
   const { mapItem } = args;
   const body = new ExportStream(args.stallMs ?? EXPORT_STALL_MS);
   let started: (() => void) | undefined;
@@ -209,27 +189,32 @@ export async function exportList(
   let last: [string, string] | null = null;
   let count = 0;
 
-  // On a PostgreSQL server: one COPY of the whole result inside the snapshot (P235). Its output is the NDJSON
-  // itself (CSV with a delimiter and a quote character that JSON text never holds raw, so no value is ever
-  // quoted or escaped: each line is one record's JSON), read as bytes and written to the socket as they are;
-  // the COPY waits while the socket is full. The last row's sort key is read afterwards in the same snapshot.
+  // On a PostgreSQL server: one COPY of the whole result inside the snapshot (P235), of each record's text
+  // columns as a page reads them (P249): PostgreSQL only copies their bytes, in the binary format where each
+  // value comes with its length, and Node writes each record's JSON as a page does (the same bytes as `json`,
+  // P124). Only whole records are sent, so a failure mid-stream never leaves half of one before its error
+  // line. The COPY waits while the socket is full. The last row's sort key is read afterwards in the same
+  // snapshot.
   const copied = async (tenant: TenantDb) => {
     const conditions = [...where, ...(args.after ? [keyset] : [])].join(' and ');
     const values = args.after ? [...params, args.after[0], args.after[1]] : params;
+    const shape = spec.resource.row('t', { pii: args.pii, engine: 'postgres' });
     const copy = tenant.copyOut(
-      `copy (select ${json} from ${spec.resource.table} t where ${conditions} ${order})
-         to stdout (format csv, delimiter E'\\x01', quote E'\\x02')`,
+      `copy (select ${shape.sql} from ${spec.resource.table} t where ${conditions} ${order})
+         to stdout (format binary)`,
       values,
     );
-    const lines = wholeLines();
+    const rows = binaryCopyRows();
     try {
       for await (const chunk of copy as AsyncIterable<Buffer>) {
         started?.();
         collectBuffers();
-        const pieces = lines(chunk);
-        if (mapItem) {
-          if (pieces.length > 0) await body.send(mapLines(Buffer.concat(pieces).toString(), mapItem));
-        } else for (const piece of pieces) await body.send(piece);
+        // The records' JSON as byte strings (binaryCopyRows), encoded back to the rows' own UTF-8 bytes.
+        let lines = '';
+        for (const cells of rows(chunk)) lines += `${shape.render(cells)}\n`;
+        if (lines === '') continue;
+        const bytes = Buffer.from(lines, 'latin1');
+        await body.send(mapItem ? mapLines(bytes.toString(), mapItem) : bytes);
       }
     } finally {
       copy.destroy();
@@ -246,7 +231,9 @@ export async function exportList(
   };
 
   // On the embedded store (one session): chunk by chunk by keyset, other requests between chunks (P194).
-  // PostgreSQL writes each chunk's lines as one text value, so Node handles one value per chunk.
+  // PostgreSQL writes each record's JSON (the same bytes as a page's, P124) and each chunk's lines as one text
+  // value, so Node handles one value per chunk.
+  const json = spec.resource.json('t', { pii: args.pii });
   const sql = (from: boolean) => `with c as (
       select t.${column} as k0, t.id as k1, ${json} as j
         from ${spec.resource.table} t

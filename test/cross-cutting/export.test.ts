@@ -178,6 +178,40 @@ describe('exports: a list as application/x-ndjson', () => {
     assert.deepEqual(after.json.data, []);
   });
 
+  test('each record is the bytes of the same item on a page, with text JSON escapes and text beyond ASCII (P249)', async () => {
+    const w = await h.workspace();
+    const texts = [
+      'quote " backslash \\ slash /',
+      'controls \u0001\t\n\r\u001f and DEL \u007f',
+      'line separators \u2028\u2029',
+      'Ζήτα 東京 emoji 🦊 </script>',
+      '',
+      '\u001e',
+      'é'.repeat(60),
+    ];
+    await h.import(w.id, {
+      suppliers: texts.map((text, i) => ({
+        name: text || 'empty industry',
+        industry: text,
+        tags: [text || 'empty', `tag-${i}`],
+        contacts: [{ name: text, email: null }],
+        // 90 KB of three-byte characters: every record spans chunks of the COPY's output.
+        onboarding_data: { note: text, list: [text, 1.5, null, true], long: '東'.repeat(30_000) },
+        email: `e${i}@example.com`,
+      })),
+    });
+    const res = await exportOf(w.key, '/suppliers');
+    assert.equal(res.status, 200, res.body);
+    const records = res.body.slice(0, -1).split('\n').slice(0, -1);
+    assert.equal(records.length, texts.length);
+    const page = await h.api('GET', '/suppliers?limit=200', { key: w.key });
+    for (const record of records) assert.ok(page.body.includes(record), record);
+    assert.deepEqual(
+      records.map((record) => JSON.parse(record).industry).sort(),
+      texts.map((text) => text).sort(),
+    );
+  });
+
   test('filters apply as on the pages; an empty export is the end line alone', async () => {
     const w = await h.workspace();
     await suppliers(w.id, 40);
