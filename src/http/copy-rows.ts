@@ -8,7 +8,7 @@
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER_BYTES = SIGNATURE.length + 8;
 
-export class CopyFormatError extends Error {}
+class CopyFormatError extends Error {}
 
 /**
  * A reader of one COPY's output: given each chunk in turn, answers the rows it completes, keeping a row cut by

@@ -28,9 +28,9 @@ export interface FieldSpec<S extends TSchema = TSchema> {
    * generates as the value is written: `<name>_json` for a document (jsonb) or an array, its JSON (migration
    * 0024, P237); `<name>_iso` for an instant, its iso() (migration 0025, P248). Pages and the JSON that
    * PostgreSQL builds (exports) copy that text instead of converting the value on every read: the conversions
-   * were a third (documents) and then half (instants and tags) of a supplier page's statement. Every jsonb field says which it is: `false` where the
-   * resource is only served as JSON that PostgreSQL builds (`json()`), which reads the value itself, so a kept
-   * text would only widen the rows.
+   * were a third (documents) and then half (instants and tags) of a supplier page's statement. Every jsonb
+   * field says which it is: `false` where the resource is only served as JSON that PostgreSQL builds (`json()`),
+   * which reads the value itself, so a kept text would only widen the rows.
    */
   keptText?: boolean;
 }

@@ -2,10 +2,11 @@
 -- for stored documents (FieldSpec.keptText, P248): iso() and to_json() were half of a supplier page's statement.
 -- A generated column may only call immutable functions. iso() is declared stable (0007: so that it is inlined),
 -- because to_char is: some of its patterns read the locale. Its pattern reads none and names its time zone, so
--- its text depends on the instant alone; the same holds for to_json of an array of text.
+-- its text depends on the instant alone: iso_kept() is iso() declared immutable (one definition of the format).
+-- The same holds for to_json of an array of text.
 create or replace function iso_kept(ts timestamptz) returns text
   language sql immutable parallel safe
-  as $$ select to_char(ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
+  as $$ select iso(ts) $$;
 
 create or replace function json_kept(texts text[]) returns text
   language sql immutable parallel safe
